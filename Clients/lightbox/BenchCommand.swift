@@ -1,0 +1,133 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxProtocol
+import LightboxTransport
+import Media
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench", abstract: "Measure Lightbox against a baseline in the same run.",
+        subcommands: [Load.self, ServeRaw.self])
+
+    struct Load: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stream a large file through an item-provider token, then the same bytes over a bare CURVE DEALER/ROUTER pair.",
+            discussion: """
+            Starts its own lightbox-auth and lightbox-picker on temporary endpoints and data, imports a \
+            synthetic movie, picks it with a scripted owner and loads it; then runs the ZeroMQ Guide's \
+            credit-based transfer with the same mechanism (CURVE), chunk size and credit. Prints MB/s, \
+            the ratio, and the peak memory of every process.
+            """)
+
+        @Option(help: "Size of the file in MiB.") var sizeMb = 256
+        @Option(help: "Chunk size in KiB (both runs).") var chunkKb = 256
+        @Option(help: "Chunks in flight (both runs).") var credit = LoadRequest.defaultCredit
+
+        func run() async throws {
+            let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-\(getpid())")
+            let media = work.appendingPathComponent("media")
+            let data = work.appendingPathComponent("data")
+            try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            let bytes = Int64(sizeMb) << 20
+            let original = media.appendingPathComponent("bench.mp4")
+            note("writing a \(sizeMb) MiB synthetic movie")
+            try SyntheticMovie.write(to: original, mediaBytes: bytes)
+            let fileSize = (try FileManager.default.attributesOfItem(atPath: original.path)[.size] as! NSNumber).int64Value
+
+            let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
+                                             pickerEndpoint: "ipc://\(work.path)/picker.sock")
+            let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint,
+                                                 pickerEndpoint: directory.pickerEndpoint, importFolders: [media.path],
+                                                 logLevel: "warning")
+            defer { processes.stop() }
+
+            // Register, pick with a scripted owner, then load through the token.
+            let ownerKey = try await waitForOwnerKey(directory)
+            let registry = AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
+            let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("bench"))
+            try await registry.register(AppManifest(id: "bench", name: "Benchmark", publicKey: appKey.publicKey))
+            let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(60)))
+            let app = try await directory.connectToPicker(as: appKey, timeout: .seconds(60))
+            async let picked = PhotoPicker(connection: app).pick(PickerConfiguration(filter: .videos))
+            let pending = try await owner.pendingPicks(waitingUpTo: .seconds(60))
+            guard let pick = pending.first, let asset = try await owner.assets(for: pick.pick).first else {
+                throw ValidationError("the benchmark pick never reached the owner")
+            }
+            try await owner.choose([asset.identifier], for: pick.pick)
+            guard let item = try await picked.first else { throw ValidationError("the benchmark pick came back empty") }
+
+            for pid in [processes.auth.processIdentifier, processes.picker.processIdentifier, getpid()] { ProcessMemory.resetPeak(of: pid) }
+            let bar = ProgressBar("lightbox load")
+            let lightboxStart = ContinuousClock.now
+            let provider = ItemProvider(item.itemProvider.descriptor, connection: app)
+            let completion = try await provider.streamForBenchmark(to: work.appendingPathComponent("out-lightbox"),
+                                                                   credit: credit, chunkSize: chunkKb << 10) {
+                bar.update(bytes: $0.completed, of: $0.total)
+            }
+            let lightboxSeconds = (ContinuousClock.now - lightboxStart).seconds
+            let lightboxPeaks = (auth: ProcessMemory.peakResidentBytes(of: processes.auth.processIdentifier) ?? 0,
+                                 picker: ProcessMemory.peakResidentBytes(of: processes.picker.processIdentifier) ?? 0,
+                                 client: ProcessMemory.peakResidentBytes())
+
+            // The baseline: the same bytes over a bare CURVE pair, same chunk size and credit.
+            let rawKeys = try CurveKeyPair.generate()
+            let rawKeyFile = work.appendingPathComponent("raw.key")
+            try JSONEncoder().encode(rawKeys).write(to: rawKeyFile)
+            let rawEndpoint = "ipc://\(work.path)/raw.sock"
+            let server = Process()
+            server.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent("lightbox")
+            server.arguments = ["bench", "serve-raw", "--endpoint", rawEndpoint, "--key", rawKeyFile.path, "--file", original.path]
+            try server.run()
+            defer { server.terminate(); server.waitUntilExit() }
+            try await Task.sleep(for: .milliseconds(300))
+            ProcessMemory.resetPeak(of: getpid())
+            let rawBar = ProgressBar("bare zeromq")
+            let rawStart = ContinuousClock.now
+            let raw = try BareFileTransfer.fetch(endpoint: rawEndpoint, serverKey: rawKeys.publicKey, keyPair: try CurveKeyPair.generate(),
+                                                 chunkSize: chunkKb << 10, credit: credit, to: work.appendingPathComponent("out-raw")) {
+                rawBar.update(bytes: $0, of: fileSize)
+            }
+            rawBar.update(bytes: fileSize, of: fileSize)
+            let rawSeconds = (ContinuousClock.now - rawStart).seconds
+            let rawPeaks = (server: ProcessMemory.peakResidentBytes(of: server.processIdentifier) ?? 0, client: ProcessMemory.peakResidentBytes())
+
+            guard completion.sha256 == raw.sha256, completion.bytes == fileSize else {
+                throw ValidationError("the two runs delivered different bytes (\(completion.bytes) vs \(raw.bytes))")
+            }
+            let mb = Double(fileSize) / 1e6
+            let lightboxRate = mb / lightboxSeconds
+            let rawRate = mb / rawSeconds
+            func mib(_ value: Int64) -> String { String(format: "%.1f MiB", Double(value) / 1_048_576) }
+            print("bench load: \(sizeMb) MiB, chunk \(chunkKb) KiB, credit \(credit), CURVE on both, ipc transport")
+            print(String(format: "  lightbox token load : %8.1f MB/s  (%.2f s)", lightboxRate, lightboxSeconds))
+            print(String(format: "  bare DEALER/ROUTER  : %8.1f MB/s  (%.2f s)", rawRate, rawSeconds))
+            print(String(format: "  ratio lightbox/bare : %8.2f", lightboxRate / rawRate))
+            print("  peak memory during the lightbox load: picker \(mib(lightboxPeaks.picker)), auth \(mib(lightboxPeaks.auth)), client \(mib(lightboxPeaks.client))")
+            print("  peak memory during the bare transfer: server \(mib(rawPeaks.server)), client \(mib(rawPeaks.client))")
+        }
+
+        func waitForOwnerKey(_ directory: ServiceDirectory) async throws -> CurveKeyPair {
+            _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+            return try directory.ownerKeyPair()
+        }
+    }
+
+    struct ServeRaw: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve-raw", abstract: "The baseline server of `bench load` (a bare CURVE ROUTER).", shouldDisplay: false)
+        @Option var endpoint: String
+        @Option var key: String
+        @Option var file: String
+
+        func run() async throws {
+            let keyPair = try CurveKeyPair.load(from: URL(fileURLWithPath: key))
+            try BareFileTransfer.serve(endpoint: endpoint, keyPair: keyPair, file: URL(fileURLWithPath: file))
+        }
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxProtocol
+import LightboxTransport
+
+struct PickCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pick",
+        abstract: "Ask for a pick as an app; the owner completes it (`lightbox user …`). Prints one line per result.",
+        discussion: "Needs no library permission. Output columns: token, types, asset identifier (with --photo-library).")
+
+    @OptionGroup var services: ServiceOptions
+    @Option(help: "The app to pick as (its key is DATA/apps/APP.key).") var app: String
+    @Option(help: "Filter: images, videos, livePhotos, animatedImages, … or any(…), all(…), not(…).") var filter: String?
+    @Option(help: "How many assets the owner may choose; 0 = no limit.") var limit = 1
+    @Flag(help: "Keep the order in which the owner chose.") var ordered = false
+    @Flag(help: "Bind to the photo library: results carry asset identifiers.") var photoLibrary = false
+    @Option(help: "Seconds to wait for the owner.") var pickTimeout = 600
+    @Flag(help: "Print the results as JSON.") var json = false
+
+    func run() async throws {
+        var configuration = PickerConfiguration(selectionLimit: limit, selection: ordered ? .ordered : .default, photoLibrary: photoLibrary)
+        if let filter { configuration.filter = try PickerFilter(parsing: filter) }
+        let picker = PhotoPicker(connection: try await services.pickerAsApp(app))
+        let items = try await picker.pick(configuration, timeout: .seconds(pickTimeout)) { pick in
+            note("waiting for the owner to complete \(pick) (lightbox user pending)")
+        }
+        if json {
+            let results = items.map { PickerResult(assetIdentifier: $0.assetIdentifier, itemProvider: $0.itemProvider.descriptor) }
+            print(String(decoding: try WireCoding.encode(results), as: UTF8.self))
+            return
+        }
+        if items.isEmpty { note("the owner cancelled: no results") }
+        for item in items {
+            let types = item.itemProvider.registeredTypeIdentifiers.map(\.identifier).joined(separator: ",")
+            print([item.itemProvider.descriptor.token, types, item.assetIdentifier ?? "-"].joined(separator: "\t"))
+        }
+    }
+}
+
+struct DescribeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "describe", abstract: "Show an item provider's types and image properties (no bytes are loaded).")
+
+    @OptionGroup var services: ServiceOptions
+    @Argument(help: "The item provider token from `lightbox pick`.") var token: String
+    @Option(help: "The app that picked.") var app: String
+
+    func run() async throws {
+        let connection = try await services.pickerAsApp(app)
+        let description = try await connection.request(.describe, TokenRequest(token: token), as: ProviderDescription.self)
+        let encoder = WireCoding.makeEncoder()
+        encoder.outputFormatting.insert(.prettyPrinted)
+        print(String(decoding: try encoder.encode(description), as: UTF8.self))
+    }
+}
+
+struct LoadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load", abstract: "Load an item provider's bytes into a file you own, with a progress bar.")
+
+    @OptionGroup var services: ServiceOptions
+    @Argument(help: "The item provider token from `lightbox pick`.") var token: String
+    @Option(help: "The app that picked.") var app: String
+    @Option(help: "The file to write.") var out: String
+    @Option(help: "The type to load as (a registered type or a supertype such as public.image).") var type: String?
+    @Flag(help: "Print a JSON summary (bytes, sha256, type, peak memory of this process).") var json = false
+
+    func run() async throws {
+        let connection = try await services.pickerAsApp(app)
+        // The descriptor's types are not needed to load: the picker checks the type itself.
+        let provider = ItemProvider(
+            ItemProviderDescriptor(token: token, registeredTypeIdentifiers: [], suggestedName: nil, expiresAt: .distantFuture),
+            connection: connection)
+        let bar = ProgressBar("loading")
+        let destination = URL(fileURLWithPath: out)
+        let completion = try await provider.loadFileRepresentation(for: type.map { UTType($0) }, to: destination) { progress in
+            bar.update(bytes: progress.completed, of: progress.total)
+        }
+        if json {
+            let summary = LoadSummary(file: destination.path, bytes: completion.bytes, sha256: completion.sha256,
+                                      type: completion.type?.identifier, peakMemoryBytes: ProcessMemory.peakResidentBytes())
+            print(String(decoding: try WireCoding.encode(summary), as: UTF8.self))
+        } else {
+            print("\(destination.path)\t\(completion.bytes) bytes\t\(completion.type?.identifier ?? "?")\tsha256 \(completion.sha256)")
+        }
+    }
+
+    struct LoadSummary: Codable, Sendable {
+        var file: String
+        var bytes: Int64
+        var sha256: String
+        var type: String?
+        var peakMemoryBytes: Int64
+    }
+}

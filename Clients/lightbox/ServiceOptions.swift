@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxTransport
+
+/// Where the services are and which data directory holds the keys; shared by every subcommand.
+struct ServiceOptions: ParsableArguments {
+    @Option(help: "Data directory with the keys (keys/, apps/). Env: LIGHTBOX_DATA.")
+    var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
+
+    @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
+    var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? ServiceDirectory.defaultAuthEndpoint
+
+    @Option(help: "lightbox-picker's endpoint. Env: LIGHTBOX_PICKER_ENDPOINT.")
+    var pickerEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? ServiceDirectory.defaultPickerEndpoint
+
+    @Option(help: "Seconds to wait for a service's answer.")
+    var timeout = 10
+
+    var directory: ServiceDirectory {
+        ServiceDirectory(dataDirectory: URL(fileURLWithPath: data), authEndpoint: authEndpoint, pickerEndpoint: pickerEndpoint)
+    }
+
+    func pickerAsOwner() async throws -> OwnerSurface {
+        OwnerSurface(picker: try await directory.connectToPicker(as: try directory.ownerKeyPair(), timeout: .seconds(timeout)))
+    }
+
+    func authAsOwner() async throws -> AppRegistryClient {
+        AppRegistryClient(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: .seconds(timeout)))
+    }
+
+    func pickerAsApp(_ app: String) async throws -> DealerConnection {
+        let keyPair: CurveKeyPair
+        do { keyPair = try directory.appKeyPair(app) } catch {
+            throw ValidationError("No key for app \"\(app)\" in \(data)/apps/; run `lightbox app register \(app) --name …` first.")
+        }
+        return try await directory.connectToPicker(as: keyPair, timeout: .seconds(timeout))
+    }
+}
+
+/// Prints a line on standard error (progress and notes stay out of piped output).
+func note(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""Ask the owner for a pick as an app, then load every picked item into a folder.
+
+    python3 pick_and_load.py --app demo [--limit N] [--filter images] [--out-dir DIR] [--data var]
+
+Prints each result, loads it as ``<suggestedName>.<extension>`` with a progress line on standard
+error, then prints ``<path>\t<bytes>\t<sha256>`` on standard output. Exits 1 with a one-line
+message when a service answers with an error (or does not answer).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from lightbox_client import (  # noqa: E402
+    LightboxError,
+    PhotoPicker,
+    ServiceDirectory,
+    parse_filter,
+)
+
+
+def parse_arguments(argv):
+    parser = argparse.ArgumentParser(description="Pick items as an app and load them into a folder.")
+    parser.add_argument("--app", required=True, help="the app id (its key is DATA/apps/ID.key)")
+    parser.add_argument("--limit", type=int, default=1, help="how many items the owner may choose; 0 = no limit")
+    parser.add_argument("--filter", help="images, videos, … or any(…), all(…), not(…)")
+    parser.add_argument("--ordered", action="store_true", help="keep the owner's selection order")
+    parser.add_argument("--photo-library", action="store_true", help="ask for asset identifiers too")
+    parser.add_argument("--out-dir", default=".", help="where to write the loaded files (default: .)")
+    parser.add_argument("--data", default=os.environ.get("LIGHTBOX_DATA", "var"),
+                        help="data directory with keys/ and apps/ (env LIGHTBOX_DATA, default var)")
+    parser.add_argument("--auth-endpoint", default=None, help="env LIGHTBOX_AUTH_ENDPOINT")
+    parser.add_argument("--picker-endpoint", default=None, help="env LIGHTBOX_PICKER_ENDPOINT")
+    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for the owner (default 600)")
+    return parser.parse_args(argv)
+
+
+def unique_path(folder, name, taken):
+    """``folder/name``, with ``-2``, ``-3``, … before the extension if this run already wrote it."""
+    stem, extension = os.path.splitext(name)
+    candidate, counter = name, 1
+    while candidate in taken:
+        counter += 1
+        candidate = f"{stem}-{counter}{extension}"
+    taken.add(candidate)
+    return os.path.join(folder, candidate)
+
+
+class ProgressLine:
+    """``  harbour.jpg  12288/31859 bytes  38%`` on standard error, redrawn in place."""
+
+    def __init__(self, label):
+        self.label = label
+        self.interactive = sys.stderr.isatty()
+        self.last_percent = -1
+
+    def __call__(self, completed, total):
+        percent = 100 if total == 0 else completed * 100 // total
+        if not self.interactive and percent != 100 and percent < self.last_percent + 25:
+            return  # one line per quarter when piped
+        self.last_percent = percent
+        line = f"  {self.label}  {completed}/{total} bytes  {percent:3d}%"
+        sys.stderr.write(("\r" + line) if self.interactive else (line + "\n"))
+        sys.stderr.flush()
+
+    def done(self):
+        if self.interactive:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+def main(argv=None):
+    arguments = parse_arguments(argv)
+    directory = ServiceDirectory(arguments.data, arguments.auth_endpoint, arguments.picker_endpoint)
+    try:
+        filter = parse_filter(arguments.filter) if arguments.filter else None
+        os.makedirs(arguments.out_dir, exist_ok=True)
+        with directory.picker_as_app(arguments.app) as connection:
+            results = PhotoPicker(connection).pick(
+                selection_limit=arguments.limit, filter=filter, ordered=arguments.ordered,
+                photo_library=arguments.photo_library, timeout=arguments.timeout,
+                on_started=lambda pick: print(f"waiting for the owner to answer {pick}", file=sys.stderr, flush=True),
+            )
+            if not results:
+                print("the owner cancelled the pick; nothing to load")
+                return 0
+            taken = set()
+            for index, result in enumerate(results, 1):
+                provider = result.item_provider
+                print(f"{index}. {provider.suggested_name or '(no name)'}\t"
+                      f"{','.join(provider.registered_type_identifiers)}\t"
+                      f"{result.asset_identifier or '-'}\texpires {provider.expires_at.isoformat() if provider.expires_at else '-'}")
+            for result in results:
+                provider = result.item_provider
+                path = unique_path(arguments.out_dir, provider.file_name(), taken)
+                progress = ProgressLine(os.path.basename(path))
+                completion = provider.load_file(path, progress=progress)
+                progress.done()
+                print(f"{path}\t{completion.bytes}\t{completion.sha256}", flush=True)
+        return 0
+    except LightboxError as error:
+        print(f"pick_and_load: {error.code}: {error.message}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"pick_and_load: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("pick_and_load: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""pytest fixtures: real lightbox-auth and lightbox-picker processes on temporary ipc:// endpoints.
+
+The binaries come from $LIGHTBOX_BIN (default: <repo>/.build/debug). One pair of services serves
+the whole test session; at teardown both get SIGTERM and must exit with status 0.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENT_DIR = os.path.dirname(HERE)
+REPO = os.path.normpath(os.path.join(CLIENT_DIR, "..", ".."))
+sys.path.insert(0, CLIENT_DIR)
+
+import lightbox_client as lb  # noqa: E402
+
+SAMPLES = os.path.join(REPO, "Samples", "library")
+APP = "demo"
+
+
+def binary(name):
+    folder = os.environ.get("LIGHTBOX_BIN", os.path.join(REPO, ".build", "debug"))
+    path = os.path.join(folder, name)
+    # Another build may be replacing the binaries right now: give it a moment.
+    deadline = time.monotonic() + 120
+    while not os.access(path, os.X_OK):
+        if time.monotonic() > deadline:
+            pytest.fail(f"{path} is missing; build with `swift build` or set LIGHTBOX_BIN")
+        time.sleep(1)
+    return path
+
+
+class Services:
+    """Where the test services are, and how to reach them."""
+
+    def __init__(self, root):
+        self.root = root
+        self.data = os.path.join(root, "d")
+        self.auth_endpoint = f"ipc://{root}/auth.sock"
+        self.picker_endpoint = f"ipc://{root}/picker.sock"
+        self.directory = lb.ServiceDirectory(self.data, self.auth_endpoint, self.picker_endpoint)
+        self.processes = {}
+        self.logs = {}
+
+    def endpoint_arguments(self):
+        return ["--data", self.data, "--auth-endpoint", self.auth_endpoint, "--picker-endpoint", self.picker_endpoint]
+
+    def environment(self):
+        environment = dict(os.environ)
+        environment.update(LIGHTBOX_DATA=self.data, LIGHTBOX_AUTH_ENDPOINT=self.auth_endpoint,
+                           LIGHTBOX_PICKER_ENDPOINT=self.picker_endpoint)
+        return environment
+
+    def start(self, name, arguments):
+        log = open(os.path.join(self.root, f"{name}.log"), "wb")
+        self.logs[name] = log.name
+        self.processes[name] = subprocess.Popen([binary(name), *arguments], stdout=log, stderr=subprocess.STDOUT)
+        log.close()
+
+    def log_text(self, name):
+        try:
+            with open(self.logs[name], "r", encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+        except (KeyError, OSError):
+            return ""
+
+    def check_running(self):
+        for name, process in self.processes.items():
+            if process.poll() is not None:
+                pytest.fail(f"{name} exited with {process.returncode}:\n{self.log_text(name)}")
+
+    def lightbox(self, *arguments, timeout=60):
+        """Runs the `lightbox` CLI against these services."""
+        return subprocess.run([binary("lightbox"), *arguments], capture_output=True, text=True, timeout=timeout,
+                              env=self.environment())
+
+    def stop(self):
+        """SIGTERM to both (picker first); returns {name: exit status}."""
+        statuses = {}
+        for name in ("lightbox-picker", "lightbox-auth"):
+            process = self.processes.get(name)
+            if process is None:
+                continue
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+            try:
+                statuses[name] = process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                statuses[name] = process.wait()
+        return statuses
+
+
+def wait_for_owner_ping(services, deadline):
+    while True:
+        services.check_running()
+        try:
+            with services.directory.picker_as_owner(timeout=1.0) as connection:
+                if connection.ping()["principal"] == "owner":
+                    return
+        except lb.LightboxError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def services():
+    root = tempfile.mkdtemp(prefix="lbpy")  # short: ipc:// paths must stay under ~100 characters
+    services = Services(root)
+    try:
+        services.start("lightbox-auth", ["--data", services.data, "--endpoint", services.auth_endpoint,
+                                         "--log-level", "warning"])
+        services.start("lightbox-picker", ["--data", services.data, "--endpoint", services.picker_endpoint,
+                                           "--auth-endpoint", services.auth_endpoint, "--import", SAMPLES,
+                                           "--log-level", "warning"])
+        deadline = time.monotonic() + 60
+        while not os.path.exists(os.path.join(services.data, "keys", "picker.pub")):
+            services.check_running()
+            if time.monotonic() > deadline:
+                pytest.fail("lightbox-picker did not write keys/picker.pub within 60 s")
+            time.sleep(0.05)
+        wait_for_owner_ping(services, deadline)
+        registered = services.lightbox("app", "register", APP, "--name", "Demo", *services.endpoint_arguments())
+        assert registered.returncode == 0, registered.stderr
+        yield services
+    finally:
+        statuses = services.stop()
+        logs = {name: services.log_text(name) for name in statuses}
+        shutil.rmtree(root, ignore_errors=True)
+    assert statuses == {"lightbox-picker": 0, "lightbox-auth": 0}, f"exit statuses {statuses}; logs: {logs}"
+
+
+@pytest.fixture
+def app_connection(services):
+    connection = services.directory.picker_as_app(APP)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def owner_connection(services):
+    connection = services.directory.picker_as_owner()
+    yield connection
+    connection.close()
+
+
+class OwnerThread(threading.Thread):
+    """A scripted owner in a thread: long-polls owner.pending for the next pick of `app` and answers
+    it by choosing the named files (in order) or by cancelling. `join_and_check` re-raises its errors."""
+
+    def __init__(self, services, app=APP, files=("harbour.jpg",), cancel=False, within=30.0):
+        super().__init__(daemon=True)
+        self.directory = services.directory
+        self.app, self.files, self.cancel, self.within = app, list(files), cancel, within
+        self.error = None
+        self.answered = None  # the PendingPick answered
+        self.chosen = []
+
+    def run(self):
+        try:
+            with self.directory.picker_as_owner() as connection:
+                owner = lb.OwnerSurface(connection)
+                deadline = time.monotonic() + self.within
+                while time.monotonic() < deadline:
+                    for pick in owner.pending(wait_ms=2000):
+                        if pick.app != self.app:
+                            continue
+                        if self.cancel:
+                            owner.cancel(pick.pick)
+                        else:
+                            by_name = {asset.file_name: asset for asset in owner.assets(pick.pick)}
+                            self.chosen = [by_name[name].identifier for name in self.files]
+                            assert owner.choose(pick.pick, self.chosen) == len(self.chosen)
+                        self.answered = pick
+                        return
+                raise AssertionError(f"no pick from {self.app} arrived within {self.within} s")
+        except BaseException as error:  # reported by join_and_check
+            self.error = error
+
+    def join_and_check(self, timeout=40.0):
+        self.join(timeout)
+        assert not self.is_alive(), "the owner thread did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.answered
+
+
+@pytest.fixture
+def owner_thread(services):
+    threads = []
+
+    def start(**options):
+        thread = OwnerThread(services, **options)
+        thread.start()
+        threads.append(thread)
+        return thread
+
+    yield start
+    for thread in threads:
+        thread.join(40.0)

@@ -1,0 +1,201 @@
+"""The Python client against the protocol's golden messages (Tests/Fixtures/golden/*.json).
+
+Requests: the client's own builders must produce the same objects (the id aside).
+Replies: parsing must yield the expected Python objects.
+"""
+
+import datetime as dt
+import glob
+import hashlib
+import json
+import os
+
+import pytest
+
+import lightbox_client as lb
+
+GOLDEN = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "Tests", "Fixtures", "golden"))
+
+
+def fixture_names():
+    return sorted(os.path.basename(path) for path in glob.glob(os.path.join(GOLDEN, "*.json")))
+
+
+def load(name):
+    with open(os.path.join(GOLDEN, name), "rb") as handle:
+        return json.loads(handle.read().decode("utf-8"))
+
+
+def without_id(message):
+    return {key: value for key, value in message.items() if key != "id"}
+
+
+# Each request fixture and how the Python client builds the same request.
+REQUEST_BUILDERS = {
+    "pick-request.json": lambda: lb.build_request("picker.pick", lb.pick_request_body(
+        selection_limit=2, filter={"any": ["images", {"not": "videos"}]}, ordered=True, photo_library=True)),
+    "load-request.json": lambda: lb.build_request("provider.load", lb.load_request_body("lbt_AAAA", type="public.image")),
+    "stream-credit.json": lambda: lb.build_request("stream.credit", lb.stream_credit_body("req-2", 4)),
+    "choose-request.json": lambda: lb.build_request("owner.choose", lb.choose_request_body(
+        "pick-abc123", ["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
+    "register-app-request.json": lambda: lb.build_request("owner.apps.register", lb.register_app_body(
+        "demo", "Demo App", "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
+        usage_read_write="To edit your photos.", usage_add_only="To save edited copies.",
+        prevent_automatic_limited_access_alert=False)),
+}
+
+REPLY_FIXTURES = {
+    "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
+    "pick-started-event.json",
+}
+
+
+def test_every_fixture_is_covered():
+    names = set(fixture_names())
+    assert names, f"no golden fixtures in {GOLDEN}"
+    assert names == set(REQUEST_BUILDERS) | REPLY_FIXTURES, "a golden fixture was added or removed; cover it here"
+
+
+@pytest.mark.parametrize("name", sorted(REQUEST_BUILDERS))
+def test_request_builders_match_golden(name):
+    golden = load(name)
+    built = REQUEST_BUILDERS[name]()
+    assert without_id(built) == without_id(golden)
+    assert built["v"] == 1 and isinstance(built["id"], str) and built["id"]
+
+
+@pytest.mark.parametrize("name", sorted(REQUEST_BUILDERS))
+def test_encoded_header_round_trips(name):
+    built = REQUEST_BUILDERS[name]()
+    built["id"] = load(name)["id"]
+    encoded = lb.encode_header(built)
+    assert json.loads(encoded.decode("utf-8")) == load(name)
+    # Byte-for-byte too: the Swift encoder sorts keys and writes compact JSON without escaped slashes.
+    with open(os.path.join(GOLDEN, name), "rb") as handle:
+        raw = handle.read().strip()
+    assert encoded == json.dumps(json.loads(raw), sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def test_pick_configuration_defaults_leave_out_filter():
+    configuration = lb.pick_configuration()
+    assert configuration == {
+        "selectionLimit": 1, "selection": "default", "preselectedAssetIdentifiers": [],
+        "preferredAssetRepresentationMode": "automatic", "photoLibrary": False,
+    }
+    # The pending-reply fixture echoes exactly this default configuration back.
+    assert load("pending-reply.json")["body"]["picks"][0]["configuration"] == configuration
+
+
+def test_filter_text_form_parses_to_golden_wire_form():
+    golden = load("pick-request.json")["body"]["configuration"]["filter"]
+    assert lb.parse_filter("any(images, not(videos))") == golden
+    assert lb.parse_filter("images") == "images"
+    with pytest.raises(lb.LightboxError) as raised:
+        lb.parse_filter("pictures")
+    assert raised.value.code == "badRequest"
+    with pytest.raises(lb.LightboxError):
+        lb.pick_configuration(filter={"some": ["images"]})
+
+
+def test_pick_reply_parses_to_picker_results():
+    reply = lb.parse_reply(json.dumps(load("pick-reply.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-1", "ok", True)
+    results = lb.parse_pick_response(reply.body)
+    assert len(results) == 1
+    result = results[0]
+    assert isinstance(result, lb.PickerResult)
+    assert result.asset_identifier == "8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"
+    provider = result.item_provider
+    assert isinstance(provider, lb.ItemProvider)
+    assert provider.token == "lbt_AAAA"
+    assert provider.registered_type_identifiers == ["public.jpeg"]
+    assert provider.suggested_name == "harbour"
+    assert provider.expires_at == dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc)
+    assert provider.has_item_conforming_to("public.image")
+    assert not provider.has_item_conforming_to("public.movie")
+    assert provider.file_name() == "harbour.jpg"
+
+
+def test_pick_started_event():
+    reply = lb.parse_reply(json.dumps(load("pick-started-event.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-1", "event", False)
+    assert reply.body == {"event": "pickStarted", "pick": "pick-abc123"}
+
+
+def test_error_reply_parses_to_lightbox_error():
+    reply = lb.parse_reply(json.dumps(load("error-reply.json")).encode())
+    assert reply.status == "error" and reply.is_final
+    error = reply.error()
+    assert isinstance(error, lb.LightboxError)
+    assert error.code == "tokenExpired"
+    assert error.message == "This item provider expired at 2026-01-01T12:00:00Z; ask for a new pick."
+    assert error.details is None
+    assert str(error) == f"tokenExpired: {error.message}"
+
+
+def test_chunk_reply_header_fields():
+    data = bytes(262144)
+    reply = lb.parse_reply([json.dumps(load("chunk-reply.json")).encode(), data])
+    assert (reply.id, reply.status, reply.is_final) == ("req-2", "chunk", False)
+    assert reply.frames == [data]
+    header = lb.ChunkHeader.from_json(reply.body)
+    assert header == lb.ChunkHeader(offset=262144, length=262144, completed=524288, total=1048576)
+
+
+def test_load_completion():
+    reply = lb.parse_reply(json.dumps(load("load-completion.json")).encode())
+    completion = lb.LoadCompletion.from_json(reply.body)
+    assert completion == lb.LoadCompletion(
+        bytes=1048576, sha256="30e14955ebf1352266dc2ff8067e68104607e750abb9d3b36582b8af909fcb58",
+        type="public.jpeg", suggested_name="harbour")
+    # The digest is the SHA-256 of 1 MiB of zero bytes, the body the golden chunks describe.
+    assert hashlib.sha256(bytes(1048576)).hexdigest() == completion.sha256
+
+
+def test_pending_reply():
+    reply = lb.parse_reply(json.dumps(load("pending-reply.json")).encode())
+    picks = [lb.PendingPick.from_json(pick) for pick in reply.body["picks"]]
+    assert len(picks) == 1
+    pick = picks[0]
+    assert (pick.pick, pick.app, pick.app_name) == ("pick-abc123", "demo", "Demo App")
+    assert pick.selection_limit == 1
+    assert pick.created_at == dt.datetime(2026, 1, 1, 11, 0, 0, tzinfo=dt.timezone.utc)
+
+
+def test_missing_body_reads_as_empty():
+    reply = lb.parse_reply(b'{"v":1,"id":"x","status":"ok"}')
+    assert reply.body == {}
+
+
+def test_uti_conformance_tree():
+    assert lb.conforms_to("public.jpeg", "public.jpeg")
+    assert lb.conforms_to("public.jpeg", "public.image")
+    assert lb.conforms_to("public.jpeg", "public.data")
+    assert lb.conforms_to("public.jpeg", "public.item")
+    assert lb.conforms_to("public.jpeg", "public.content")
+    assert not lb.conforms_to("public.jpeg", "public.movie")
+    assert lb.conforms_to("public.heic", "public.image")
+    assert lb.conforms_to("public.mpeg-4", "public.movie")
+    assert lb.conforms_to("public.mpeg-4", "public.audiovisual-content")
+    assert not lb.conforms_to("public.mpeg-4", "public.image")
+    assert not lb.conforms_to("public.image", "public.jpeg")
+    assert lb.conforms_to("com.example.unknown", "com.example.unknown")
+    assert not lb.conforms_to("com.example.unknown", "public.data")
+    assert lb.preferred_filename_extension("org.webmproject.webp") == "webp"
+    assert lb.preferred_filename_extension("public.image") is None
+
+
+def test_uti_table_matches_swift_source():
+    """The parents table is a copy of UTType.swift's; catch drift when the Swift one changes."""
+    swift = os.path.join(GOLDEN, "..", "..", "..", "Shared", "LightboxProtocol", "UTType.swift")
+    if not os.path.exists(swift):
+        pytest.skip("UTType.swift not found")
+    import re
+    source = open(swift, encoding="utf-8").read()
+    constants = dict(re.findall(r'static let (\w+) = UTType\("([^"]+)"\)', source))
+    table = source[source.index("static let parents"):]
+    table = table[:table.index("]\n\n")]
+    parents = {}
+    for child, listed in re.findall(r"\.(\w+): \[([^\]]*)\]", table):
+        parents[constants[child]] = tuple(constants[name] for name in re.findall(r"\.(\w+)", listed))
+    assert parents == {key: tuple(value) for key, value in lb.UTI_PARENTS.items()}

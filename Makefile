@@ -1,0 +1,28 @@
+# Lightbox: the two commands are `make run` and `make test`; each installs what is missing first.
+SWIFT ?= swift
+BIN := .build/debug
+
+.PHONY: deps build run test test-swift test-python bench clean
+
+deps:
+	@bash deploy/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+## Serve both services from ./var with the sample library (Ctrl-C stops both).
+run: build
+	$(BIN)/lightbox run --data var --library Samples/library
+
+## Build and pass every test: Swift unit and end-to-end tests, then the Python client's tests.
+test: build
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
+
+## Throughput of a token load against bare ZeroMQ, same run.
+bench: build
+	$(BIN)/lightbox bench load
+
+clean:
+	rm -rf .build var

@@ -1,0 +1,90 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Lightbox",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "lightbox", targets: ["LightboxCLI"]),
+        .executable(name: "lightbox-auth", targets: ["AuthServer"]),
+        .executable(name: "lightbox-picker", targets: ["PickerServer"]),
+        .library(name: "LightboxClient", targets: ["LightboxClient"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
+        .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ"),
+        .systemLibrary(name: "CSodium", path: "Shared/CSodium"),
+        .systemLibrary(name: "CExif", path: "Shared/CExif"),
+        .systemLibrary(name: "CWebP", path: "Shared/CWebP"),
+
+        .target(name: "LightboxProtocol", path: "Shared/LightboxProtocol"),
+        .target(
+            name: "LightboxTransport",
+            dependencies: [
+                "CZeroMQ", "CSodium", "LightboxProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/LightboxTransport"
+        ),
+        .target(
+            name: "LightboxClient",
+            dependencies: ["LightboxProtocol", "LightboxTransport"],
+            path: "Shared/LightboxClient"
+        ),
+
+        .target(name: "Media", dependencies: ["CExif", "CWebP", "LightboxProtocol"], path: "Services/Media"),
+        .target(
+            name: "Auth",
+            dependencies: [
+                "LightboxProtocol", "LightboxTransport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Auth"
+        ),
+        .executableTarget(
+            name: "AuthServer",
+            dependencies: ["Auth", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/AuthServer"
+        ),
+        .target(
+            name: "Picker",
+            dependencies: [
+                "LightboxProtocol", "LightboxTransport", "LightboxClient", "Media",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Picker"
+        ),
+        .executableTarget(
+            name: "PickerServer",
+            dependencies: ["Picker", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/PickerServer"
+        ),
+        .executableTarget(
+            name: "LightboxCLI",
+            dependencies: [
+                "LightboxClient", "LightboxTransport", "Media",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Clients/lightbox"
+        ),
+
+        .testTarget(name: "LightboxProtocolTests", dependencies: ["LightboxProtocol"], path: "Tests/LightboxProtocolTests"),
+        .testTarget(name: "LightboxTransportTests", dependencies: ["LightboxTransport"], path: "Tests/LightboxTransportTests"),
+        .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
+        .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
+        .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media"],
+            path: "Tests/EndToEndTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Random access to a file's bytes without reading it whole: parsers seek to the boxes they need.
+final class FileBytes {
+    let url: URL
+    let size: UInt64
+    private let handle: FileHandle
+
+    init(_ url: URL) throws {
+        self.url = url
+        do {
+            handle = try FileHandle(forReadingFrom: url)
+            size = try handle.seekToEnd()
+        } catch {
+            throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
+        }
+    }
+
+    deinit { try? handle.close() }
+
+    /// Up to `count` bytes at `offset` (fewer at the end of the file).
+    func read(at offset: UInt64, count: Int) throws -> Data {
+        guard offset < size, count > 0 else { return Data() }
+        try handle.seek(toOffset: offset)
+        return try handle.read(upToCount: count) ?? Data()
+    }
+
+    /// Exactly `count` bytes at `offset`, or a `malformed` error naming what was cut short.
+    func readExactly(at offset: UInt64, count: Int, what: String) throws -> Data {
+        let data = try read(at: offset, count: count)
+        guard data.count == count else {
+            throw MediaError(.malformed, "\(url.lastPathComponent) ends inside its \(what) (truncated file?)")
+        }
+        return data
+    }
+}
+
+extension Data {
+    func uint16BE(at index: Int) -> UInt16 {
+        UInt16(self[startIndex + index]) << 8 | UInt16(self[startIndex + index + 1])
+    }
+
+    func uint16LE(at index: Int) -> UInt16 {
+        UInt16(self[startIndex + index + 1]) << 8 | UInt16(self[startIndex + index])
+    }
+
+    func uint32BE(at index: Int) -> UInt32 {
+        (0..<4).reduce(UInt32(0)) { $0 << 8 | UInt32(self[startIndex + index + $1]) }
+    }
+
+    func uint64BE(at index: Int) -> UInt64 {
+        (0..<8).reduce(UInt64(0)) { $0 << 8 | UInt64(self[startIndex + index + $1]) }
+    }
+
+    func ascii(at index: Int, count: Int) -> String {
+        String(decoding: self[(startIndex + index)..<(startIndex + index + count)], as: UTF8.self)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+
+/// One asset in the catalog: an original kept content-addressed under the library folder.
+struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset"
+
+    var identifier: String
+    var contentHash: String
+    var fileName: String
+    /// Relative to the originals folder; never a path a client gave.
+    var storedPath: String
+    var type: UTType
+    var mediaType: MediaType
+    var subtypes: String
+    var pixelWidth: Int?
+    var pixelHeight: Int?
+    var frameCount: Int?
+    var duration: Double?
+    var fileSize: Int64
+    var creationDate: Date
+    var importedAt: Date
+
+    var subtypeSet: Set<MediaSubtype> {
+        Set(subtypes.split(separator: ",").compactMap { MediaSubtype(rawValue: String($0)) })
+    }
+
+    var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet) }
+
+    /// The types an item provider for this asset registers, most specific first.
+    var registeredTypes: [UTType] { [type] }
+
+    var summary: AssetSummary {
+        AssetSummary(identifier: identifier, fileName: fileName, type: type, mediaType: mediaType,
+                     subtypes: subtypeSet.sorted { $0.rawValue < $1.rawValue }, pixelWidth: pixelWidth,
+                     pixelHeight: pixelHeight, duration: duration, fileSize: fileSize, creationDate: creationDate)
+    }
+
+    var properties: ImageProperties {
+        ImageProperties(pixelWidth: pixelWidth, pixelHeight: pixelHeight, isAnimated: subtypeSet.contains(.animated),
+                        frameCount: frameCount, duration: duration, creationDate: creationDate)
+    }
+
+    /// The name an app would save it under, without extension (NSItemProvider.suggestedName).
+    var suggestedName: String {
+        (fileName as NSString).deletingPathExtension
+    }
+}
+
+/// PhotoKit-style local identifiers, `<UUID>/L0/001`, derived from the content so that they stay
+/// the same across restarts and re-imports.
+enum AssetIdentifier {
+    static func make(contentHash: String) -> String {
+        let hex = Array(contentHash.uppercased().prefix(32))
+        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }
+        return groups.joined(separator: "-") + "/L0/001"
+    }
+}

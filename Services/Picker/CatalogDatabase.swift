@@ -1,0 +1,56 @@
+import Foundation
+import GRDB
+
+/// The picker's SQLite database (WAL): the asset catalog, the provider tokens and their audit trail.
+enum CatalogDatabase {
+    static func open(at url: URL) throws -> DatabasePool {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
+        try migrator.migrate(pool)
+        return pool
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1 catalog and tokens") { db in
+            try db.create(table: "asset") { t in
+                t.primaryKey("identifier", .text)
+                t.column("contentHash", .text).notNull().unique()
+                t.column("fileName", .text).notNull()
+                t.column("storedPath", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("mediaType", .text).notNull()
+                t.column("subtypes", .text).notNull().defaults(to: "")
+                t.column("pixelWidth", .integer)
+                t.column("pixelHeight", .integer)
+                t.column("frameCount", .integer)
+                t.column("duration", .double)
+                t.column("fileSize", .integer).notNull()
+                t.column("creationDate", .datetime).notNull().indexed()
+                t.column("importedAt", .datetime).notNull()
+            }
+            try db.create(table: "providerToken") { t in
+                t.primaryKey("tokenHash", .text)
+                t.column("app", .text).notNull().indexed()
+                t.column("asset", .text).notNull().references("asset", onDelete: .cascade)
+                t.column("pick", .text).notNull()
+                t.column("issuedAt", .datetime).notNull()
+                t.column("expiresAt", .datetime).notNull()
+                t.column("revokedAt", .datetime)
+            }
+            try db.create(table: "tokenUse") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("tokenHash", .text).notNull().indexed()
+                t.column("app", .text).notNull()
+                t.column("operation", .text).notNull()
+                t.column("outcome", .text).notNull()
+                t.column("at", .datetime).notNull()
+            }
+        }
+        return migrator
+    }
+}

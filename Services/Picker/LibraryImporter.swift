@@ -1,0 +1,90 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+import Media
+
+/// Imports a folder of media into the catalog: type by content, metadata, a content-addressed copy
+/// of the original. Importing the same bytes again changes nothing (same identifier).
+struct LibraryImporter: Sendable {
+    let catalog: Catalog
+    let logger: Logger
+
+    /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
+    static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
+        guard path.hasPrefix("/") else {
+            throw LightboxError(.badRequest, "Give the folder as an absolute path (the picker may run in another directory).")
+        }
+        guard !path.split(separator: "/").contains("..") else {
+            throw LightboxError(.badRequest, "The folder path must not contain \"..\".")
+        }
+        let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw LightboxError(.notFound, "\(path) is not a folder the picker can read.")
+        }
+        return url
+    }
+
+    func importFolder(_ folder: URL, progress: (ImportProgress) -> Void) async throws -> ImportSummary {
+        let files = mediaCandidates(in: folder)
+        var summary = ImportSummary(imported: [], unchanged: [], failed: [])
+        for (index, file) in files.enumerated() {
+            let relative = String(file.path.dropFirst(folder.path.count).drop { $0 == "/" })
+            do {
+                let (identifier, isNew) = try await importFile(file)
+                if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
+            } catch let error as MediaError {
+                summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
+            } catch {
+                summary.failed.append(ImportFailure(file: relative, code: .internal, message: "\(error)"))
+            }
+            progress(ImportProgress(completed: index + 1, total: files.count, file: relative))
+        }
+        logger.info("import finished", metadata: [
+            "folder": "\(folder.path)", "imported": "\(summary.imported.count)",
+            "unchanged": "\(summary.unchanged.count)", "failed": "\(summary.failed.count)",
+        ])
+        return summary
+    }
+
+    /// Regular, visible files below `folder`, in a stable order.
+    func mediaCandidates(in folder: URL) -> [URL] {
+        let keys: [URLResourceKey] = [.isRegularFileKey]
+        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys,
+                                                              options: [.skipsHiddenFiles]) else { return [] }
+        var files: [URL] = []
+        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: Set(keys)).isRegularFile) == true {
+            files.append(url)
+        }
+        return files.sorted { $0.path < $1.path }
+    }
+
+    func importFile(_ file: URL) async throws -> (identifier: String, isNew: Bool) {
+        let metadata = try MetadataReader.read(fileAt: file)
+        let hash = try SHA256Hasher.hex(fileAt: file)
+        if let existing = try await catalog.asset(withContentHash: hash) { return (existing.identifier, false) }
+
+        let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "bin")"
+        let destination = catalog.originals.appendingPathComponent(storedPath)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: destination.path) {
+            let partial = destination.appendingPathExtension("partial")
+            try? FileManager.default.removeItem(at: partial)
+            try FileManager.default.copyItem(at: file, to: partial)
+            try FileManager.default.moveItem(at: partial, to: destination)
+        }
+        // Without a capture date in the file, the original's modification time stands in.
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        let modified = attributes[.modificationDate] as? Date ?? Date()
+        let record = AssetRecord(
+            identifier: AssetIdentifier.make(contentHash: hash), contentHash: hash, fileName: file.lastPathComponent,
+            storedPath: storedPath, type: metadata.type, mediaType: metadata.mediaType,
+            subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
+            pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,
+            duration: metadata.duration, fileSize: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
+            creationDate: metadata.creationDate ?? modified, importedAt: Date())
+        try await catalog.insert(record)
+        return (record.identifier, true)
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+import LightboxTransport
+import Logging
+
+/// `lightbox-picker`: the media plane. Owns the catalog, pick sessions and item-provider tokens;
+/// asks lightbox-auth who a key belongs to; stores no permissions.
+public final class PickerService: Sendable {
+    public struct Configuration: Sendable {
+        public var dataDirectory: URL
+        public var endpoint: String
+        public var authEndpoint: String
+        /// How long an item-provider token stays valid.
+        public var tokenLifetime: Duration = .seconds(3600)
+        /// How long a pick waits for the owner before the app gets `timeout`.
+        public var pickTimeout: Duration = .seconds(600)
+        /// Folders imported (idempotently) before serving.
+        public var importOnStart: [URL] = []
+
+        public init(dataDirectory: URL, endpoint: String, authEndpoint: String) {
+            self.dataDirectory = dataDirectory
+            self.endpoint = endpoint
+            self.authEndpoint = authEndpoint
+        }
+    }
+
+    let configuration: Configuration
+    let catalog: Catalog
+    let tokens: ProviderTokenStore
+    let sessions = PickSessionStore()
+    let appNames = AppNameCache()
+    let keys: KeyDirectory
+    let logger: Logger
+
+    public init(_ configuration: Configuration, logger: Logger) throws {
+        self.configuration = configuration
+        self.logger = logger
+        keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
+        let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
+        let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
+        catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"))
+        tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime)
+    }
+
+    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: logger) }
+
+    public func run(until shutdown: ShutdownSignal) async throws {
+        let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
+        // The auth service writes its key and the owner's on its first start.
+        let authKey = try await keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
+        let ownerKey = try await keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        var authConfiguration = DealerConnection.Configuration(endpoint: configuration.authEndpoint, serverKey: authKey, keyPair: serviceKeys)
+        authConfiguration.defaultTimeout = .seconds(5)
+        let auth = try DealerConnection(authConfiguration, logger: logger)
+        defer { auth.close() }
+
+        for folder in configuration.importOnStart {
+            let summary = try await importer.importFolder(folder) { _ in }
+            for failure in summary.failed {
+                logger.warning("could not import a file", metadata: ["file": "\(failure.file)", "reason": "\(failure.message)"])
+            }
+        }
+
+        let appNames = self.appNames
+        let logger = self.logger
+        let zap = try ZAPHandler(resolver: { publicKey in
+            if publicKey == ownerKey { return .owner }
+            do {
+                let app = try await auth.request(.identify, IdentifyRequest(publicKey: publicKey), as: AppManifestResponse.self).manifest
+                await appNames.remember(app)
+                return .app(app.id)
+            } catch let error as LightboxError where error.code == .notFound {
+                return nil
+            } catch {
+                logger.warning("lightbox-auth did not answer who a key is", metadata: ["error": "\(error)"])
+                return nil
+            }
+        }, logger: logger)
+        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys), logger: logger) { [self] request, responder in
+            await handle(request, responder)
+        }
+        logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
+        await shutdown.wait()
+        logger.info("lightbox-picker stopping")
+        for session in await sessions.pending() {
+            _ = await sessions.take(session.id)
+            session.responder.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."))
+        }
+        server.stop()
+        await server.waitUntilStopped()
+        zap.stop()
+    }
+
+    func handle(_ request: IncomingRequest, _ responder: Responder) async {
+        do {
+            switch request.op {
+            case .ping, .whoami:
+                responder.succeed(ServiceIdentity(service: "picker", principal: request.principal.userId))
+            case .pick:
+                try await startPick(request, responder)
+            case .describe:
+                try await describe(request, responder)
+            case .load:
+                try await load(request, responder)
+            case .pendingPicks:
+                try requireOwner(request)
+                let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
+                await sessions.waitForPending(upTo: .milliseconds(min(max(wait, 0), 60_000)))
+                responder.succeed(PendingPicksResponse(picks: await sessions.pending().map(\.pending)))
+            case .listAssets:
+                try requireOwner(request)
+                try await listAssets(request, responder)
+            case .choose:
+                try requireOwner(request)
+                try await choose(request, responder)
+            case .cancelPick:
+                try requireOwner(request)
+                let pick = try request.body(CancelPickRequest.self).pick
+                guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
+                session.responder.succeed(PickResponse(pick: pick, results: []))
+                responder.succeed(Empty())
+            case .revoke:
+                try requireOwner(request)
+                let body = try request.body(RevokeRequest.self)
+                if let token = body.token {
+                    responder.succeed(RevokeResponse(revoked: try await tokens.revoke(token: token)))
+                } else if let app = body.app {
+                    responder.succeed(RevokeResponse(revoked: try await tokens.revokeAll(of: app)))
+                } else {
+                    throw LightboxError(.badRequest, "Name a token or an app to revoke.")
+                }
+            case .importLibrary:
+                try requireOwner(request)
+                let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
+                let summary = try await importer.importFolder(folder) { responder.progress($0) }
+                responder.succeed(summary)
+            default:
+                throw LightboxError(.unknownOp, "lightbox-picker has no operation \"\(request.op)\".")
+            }
+        } catch let error as LightboxError {
+            responder.fail(error)
+        } catch {
+            logger.error("request failed", metadata: ["op": "\(request.op)", "error": "\(error)"])
+            responder.fail(LightboxError(.internal, "lightbox-picker failed to handle \(request.op); see its log."))
+        }
+    }
+
+    // MARK: Apps
+
+    func startPick(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try requireApp(request)
+        let configuration = try request.body(PickRequest.self).configuration
+        guard configuration.selectionLimit >= 0 else {
+            throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
+        }
+        let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration, responder: responder)
+        responder.event(PickStarted(pick: session.id))
+        logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
+        let sessions = self.sessions
+        let timeout = self.configuration.pickTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            if let expired = await sessions.take(session.id) {
+                expired.responder.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."))
+            }
+        }
+    }
+
+    func describe(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try requireApp(request)
+        let token = try request.body(TokenRequest.self).token
+        let asset = try await redeemedAsset(token, by: app, for: request.op)
+        responder.succeed(ProviderDescription(registeredTypeIdentifiers: asset.registeredTypes, suggestedName: asset.suggestedName,
+                                              fileSize: asset.fileSize, properties: asset.properties))
+    }
+
+    func load(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try requireApp(request)
+        let body = try request.body(LoadRequest.self)
+        let asset = try await redeemedAsset(body.token, by: app, for: request.op)
+        let type = body.type ?? asset.registeredTypes[0]
+        guard let representation = asset.registeredTypes.first(where: { $0.conforms(to: type) }) else {
+            throw LightboxError(.typeNotRegistered, "This item provider has no \(type) representation; it registers \(asset.registeredTypes.map(\.identifier).joined(separator: ", ")).")
+        }
+        let source: FileChunkSource
+        do {
+            source = try FileChunkSource(url: catalog.originalURL(of: asset))
+        } catch {
+            logger.error("original missing", metadata: ["asset": "\(asset.identifier)", "error": "\(error)"])
+            throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
+        }
+        let chunkSize = min(max(body.chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
+        let credit = min(max(body.credit ?? LoadRequest.defaultCredit, 1), 64)
+        let logger = self.logger
+        responder.stream(source, credit: credit, chunkSize: chunkSize, type: representation, suggestedName: asset.suggestedName) { outcome in
+            logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
+        }
+    }
+
+    func redeemedAsset(_ token: String, by app: String, for op: OperationName) async throws -> AssetRecord {
+        let identifier = try await tokens.redeem(token, by: app, for: op)
+        guard let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
+        }
+        return asset
+    }
+
+    // MARK: Owner
+
+    func listAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
+        var assets = try await catalog.allAssets()
+        if let pick = try request.body(ListAssetsRequest.self).pick {
+            guard let session = await sessions.session(pick) else { throw noSuchPick(pick) }
+            if let filter = session.configuration.filter { assets = assets.filter { filter.matches($0.traits) } }
+        }
+        responder.succeed(ListAssetsResponse(assets: assets.map(\.summary)))
+    }
+
+    func choose(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let body = try request.body(ChooseRequest.self)
+        guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
+        let configuration = session.configuration
+        guard Set(body.assets).count == body.assets.count else {
+            throw LightboxError(.badRequest, "Each asset can be chosen once.")
+        }
+        if configuration.selectionLimit > 0, body.assets.count > configuration.selectionLimit {
+            throw LightboxError(.badRequest, "This pick allows at most \(configuration.selectionLimit) asset(s); \(body.assets.count) were chosen.")
+        }
+        let found = try await catalog.assets(body.assets)
+        if let missing = body.assets.first(where: { found[$0] == nil }) {
+            throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
+        }
+        if let filter = configuration.filter, let excluded = body.assets.first(where: { !filter.matches(found[$0]!.traits) }) {
+            throw LightboxError(.badRequest, "Asset \(excluded) does not match this pick's filter \(filter).", details: ["asset": excluded])
+        }
+        // Claim the session before issuing tokens so a concurrent choose or cancel cannot answer twice.
+        guard let claimed = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
+        var chosen = body.assets.map { found[$0]! }
+        if configuration.selection == .default {
+            let order = try await catalog.allAssets().map(\.identifier)
+            let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
+            chosen.sort { rank[$0.identifier, default: 0] < rank[$1.identifier, default: 0] }
+        }
+        var results: [PickerResult] = []
+        for asset in chosen {
+            let grant = try await tokens.issue(app: claimed.app, asset: asset.identifier, pick: claimed.id)
+            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: asset.registeredTypes,
+                                                  suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
+            results.append(PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider))
+        }
+        claimed.responder.succeed(PickResponse(pick: claimed.id, results: results))
+        logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
+        responder.succeed(ChooseResponse(delivered: results.count))
+    }
+
+    // MARK: Principals
+
+    func requireApp(_ request: IncomingRequest) throws(LightboxError) -> String {
+        guard let app = request.principal.appID else {
+            throw LightboxError(.notAuthorized, "\(request.op) is for apps; connect with a registered app key.")
+        }
+        return app
+    }
+
+    func requireOwner(_ request: IncomingRequest) throws(LightboxError) {
+        guard request.principal == .owner else {
+            throw LightboxError(.notAuthorized, "\(request.op) is for the owner's surfaces only.")
+        }
+    }
+
+    func noSuchPick(_ pick: String) -> LightboxError {
+        LightboxError(.notFound, "No pending pick \(pick); it may have been answered, cancelled or timed out.", details: ["pick": pick])
+    }
+}
+
+/// Display names of apps seen at handshake, for the owner's pending-pick list.
+actor AppNameCache {
+    private var names: [String: String] = [:]
+    func remember(_ app: AppManifest) { names[app.id] = app.name }
+    func name(of app: String) -> String? { names[app] }
+}

@@ -1,0 +1,57 @@
+import ArgumentParser
+import Foundation
+import LightboxTransport
+import Logging
+import Picker
+
+/// `lightbox-picker`: the picker service (the media plane).
+@main
+struct PickerServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lightbox-picker",
+        abstract: "Lightbox's picker service: the catalog, pick sessions, item-provider tokens and media loads.",
+        discussion: """
+        Binds one CURVE-secured ZeroMQ ROUTER endpoint and asks lightbox-auth (same data directory for \
+        its public key) who each connecting key is. Stops cleanly on Ctrl-C or SIGTERM.
+        """)
+
+    @Option(help: "Data directory (keys, picker/catalog.sqlite, picker/originals). Env: LIGHTBOX_DATA.")
+    var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
+
+    @Option(help: "Endpoint to bind. Env: LIGHTBOX_PICKER_ENDPOINT.")
+    var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? "tcp://127.0.0.1:7712"
+
+    @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
+    var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? "tcp://127.0.0.1:7711"
+
+    @Option(help: "Seconds an item-provider token stays valid.")
+    var tokenLifetime = 3600
+
+    @Option(help: "Seconds a pick waits for the owner before the app gets a timeout.")
+    var pickTimeout = 600
+
+    @Option(name: .customLong("import"), help: "A folder to import before serving (repeatable; re-imports change nothing).")
+    var importFolders: [String] = []
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel = "info"
+
+    func validate() throws {
+        guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
+        guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
+    }
+
+    func run() async throws {
+        ServiceLogging.bootstrap(level: Logger.Level(name: logLevel) ?? .info)
+        let logger = Logger(label: "lightbox.picker")
+        let shutdown = ShutdownSignal.onTerminationSignals()
+        var configuration = PickerService.Configuration(
+            dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint, authEndpoint: authEndpoint)
+        configuration.tokenLifetime = .seconds(tokenLifetime)
+        configuration.pickTimeout = .seconds(pickTimeout)
+        configuration.importOnStart = importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        let service = try PickerService(configuration, logger: logger)
+        try await service.run(until: shutdown)
+    }
+}
+

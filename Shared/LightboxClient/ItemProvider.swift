@@ -1,0 +1,131 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// Bytes delivered so far and the size of the whole (NSProgress's completed / total unit counts).
+public struct LoadProgress: Sendable, Hashable {
+    public var completed: Int64
+    public var total: Int64
+
+    public var fractionCompleted: Double { total > 0 ? Double(completed) / Double(total) : 1 }
+}
+
+/// NSItemProvider for a picked asset: the app holds the token, the picker holds the bytes.
+public struct ItemProvider: Sendable {
+    public let descriptor: ItemProviderDescriptor
+    let connection: DealerConnection
+
+    public init(_ descriptor: ItemProviderDescriptor, connection: DealerConnection) {
+        self.descriptor = descriptor
+        self.connection = connection
+    }
+
+    public var registeredTypeIdentifiers: [UTType] { descriptor.registeredTypeIdentifiers }
+    public var suggestedName: String? { descriptor.suggestedName }
+
+    /// Whether one of the registered types is `type` or conforms to it (`public.jpeg` → `public.image`).
+    public func hasItemConformingTo(_ type: UTType) -> Bool {
+        registeredTypeIdentifiers.contains { $0.conforms(to: type) }
+    }
+
+    /// The image properties behind the token, without loading the bytes.
+    public func describe() async throws -> ProviderDescription {
+        try await connection.request(.describe, TokenRequest(token: descriptor.token), as: ProviderDescription.self)
+    }
+
+    /// Loads the whole representation into memory. For large files prefer `loadFileRepresentation`.
+    public func loadDataRepresentation(
+        for type: UTType? = nil, progress: @Sendable (LoadProgress) -> Void = { _ in }
+    ) async throws -> Data {
+        var data = Data()
+        _ = try await stream(type: type, progress: progress) { data.append($0) }
+        return data
+    }
+
+    /// Streams the representation into a file at `destination` that the caller owns (it is not
+    /// deleted afterwards). Memory stays within a few chunks whatever the file's size.
+    @discardableResult
+    public func loadFileRepresentation(
+        for type: UTType? = nil, to destination: URL, progress: @Sendable (LoadProgress) -> Void = { _ in }
+    ) async throws -> StreamCompletion {
+        let directory = destination.deletingLastPathComponent()
+        let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+            throw LightboxError(.notFound, "Cannot create a file in \(directory.path); does the folder exist and is it writable?")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: partial)
+            let completion: StreamCompletion
+            do {
+                completion = try await stream(type: type, progress: progress) { try handle.write(contentsOf: $0) }
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            // rename(2) replaces an existing file atomically: the caller never sees a half-written one.
+            guard rename(partial.path, destination.path) == 0 else {
+                throw LightboxError(.internal, "Cannot move the loaded file to \(destination.path): \(String(cString: strerror(errno))).")
+            }
+            return completion
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw error
+        }
+    }
+
+    /// A file load with an explicit window and chunk size, for `lightbox bench`.
+    public func streamForBenchmark(
+        to destination: URL, credit: Int, chunkSize: Int, progress: @Sendable (LoadProgress) -> Void
+    ) async throws -> StreamCompletion {
+        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
+            throw LightboxError(.notFound, "Cannot create \(destination.path).")
+        }
+        let handle = try FileHandle(forWritingTo: destination)
+        defer { try? handle.close() }
+        return try await stream(type: nil, credit: credit, chunkSize: chunkSize, progress: progress) {
+            try handle.write(contentsOf: $0)
+        }
+    }
+
+    /// Runs one credit-based load: grants `credit` chunks up front and tops the window up as chunks
+    /// are consumed, so at most `credit` chunks are ever in flight or buffered.
+    func stream(
+        type: UTType?, credit: Int = LoadRequest.defaultCredit, chunkSize: Int = LoadRequest.defaultChunkSize,
+        progress: @Sendable (LoadProgress) -> Void, consume: (Data) throws -> Void
+    ) async throws -> StreamCompletion {
+        let id = UUID().uuidString
+        let request = LoadRequest(token: descriptor.token, type: type, credit: credit, chunkSize: chunkSize)
+        var hasher = SHA256Hasher()
+        var received: Int64 = 0
+        var consumedSinceGrant = 0
+        for try await reply in connection.send(.load, request, timeout: .seconds(30), id: id) {
+            switch reply.status {
+            case .chunk:
+                let header = try reply.body(ChunkHeader.self)
+                guard header.offset == received, let data = reply.attachments.first, data.count == header.length else {
+                    throw LightboxError(.internal, "The picker sent chunk at \(header.offset) while \(received) bytes had arrived.")
+                }
+                try consume(data)
+                hasher.update(data)
+                received += Int64(data.count)
+                progress(LoadProgress(completed: received, total: header.total))
+                consumedSinceGrant += 1
+                if consumedSinceGrant * 2 >= credit {
+                    connection.post(.streamCredit, StreamCredit(stream: id, credit: consumedSinceGrant))
+                    consumedSinceGrant = 0
+                }
+            case .ok:
+                let completion = try reply.body(StreamCompletion.self)
+                guard completion.bytes == received, completion.sha256 == hasher.finalize() else {
+                    throw LightboxError(.internal, "The loaded bytes do not match the picker's digest; try the load again.")
+                }
+                if received == 0 { progress(LoadProgress(completed: 0, total: 0)) }
+                return completion
+            default:
+                continue
+            }
+        }
+        throw LightboxError(.internal, "The load ended without a final reply.")
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// The owner's side of the picker: see pending picks, choose or cancel, revoke tokens, import media.
+public struct OwnerSurface: Sendable {
+    let picker: DealerConnection
+
+    public init(picker: DealerConnection) {
+        self.picker = picker
+    }
+
+    /// The picks waiting for the owner; waits up to `wait` for one to arrive when none is pending.
+    public func pendingPicks(waitingUpTo wait: Duration = .zero) async throws -> [PendingPick] {
+        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        let reply = try await picker.request(
+            .pendingPicks, PendingPicksRequest(waitMs: milliseconds), as: PendingPicksResponse.self,
+            timeout: wait + .seconds(10))
+        return reply.picks
+    }
+
+    /// The catalog, or only the assets a pick's filter lets through.
+    public func assets(for pick: String? = nil) async throws -> [AssetSummary] {
+        try await picker.request(.listAssets, ListAssetsRequest(pick: pick), as: ListAssetsResponse.self).assets
+    }
+
+    @discardableResult
+    public func choose(_ assets: [String], for pick: String) async throws -> Int {
+        try await picker.request(.choose, ChooseRequest(pick: pick, assets: assets), as: ChooseResponse.self).delivered
+    }
+
+    public func cancel(_ pick: String) async throws {
+        _ = try await picker.request(.cancelPick, CancelPickRequest(pick: pick), as: Empty.self)
+    }
+
+    public func revoke(token: String) async throws -> Int {
+        try await picker.request(.revoke, RevokeRequest(token: token), as: RevokeResponse.self).revoked
+    }
+
+    public func revokeAll(of app: String) async throws -> Int {
+        try await picker.request(.revoke, RevokeRequest(app: app), as: RevokeResponse.self).revoked
+    }
+
+    /// Imports a folder (the picker reads it: give a path the picker's machine can see).
+    public func importLibrary(
+        at path: String, progress: @Sendable (ImportProgress) -> Void = { _ in }
+    ) async throws -> ImportSummary {
+        for try await reply in picker.send(.importLibrary, ImportRequest(path: path), timeout: .seconds(120)) {
+            switch reply.status {
+            case .progress:
+                if let step = try? reply.body(ImportProgress.self) { progress(step) }
+            case .ok:
+                return try reply.body(ImportSummary.self)
+            default:
+                continue
+            }
+        }
+        throw LightboxError(.internal, "The import ended without a final reply.")
+    }
+}
+
+/// The owner's side of the auth service: the app registry.
+public struct AppRegistryClient: Sendable {
+    let auth: DealerConnection
+
+    public init(auth: DealerConnection) {
+        self.auth = auth
+    }
+
+    @discardableResult
+    public func register(_ manifest: AppManifest) async throws -> AppManifest {
+        try await auth.request(.registerApp, RegisterAppRequest(manifest: manifest), as: AppManifestResponse.self).manifest
+    }
+
+    public func apps() async throws -> [AppManifest] {
+        try await auth.request(.listApps, Empty(), as: AppListResponse.self).apps
+    }
+}

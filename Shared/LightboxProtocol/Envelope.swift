@@ -1,0 +1,92 @@
+import Foundation
+
+/// The protocol version this build speaks.
+public let protocolVersion = 1
+
+/// The first frame of every request: `{"v":1,"id":"…","op":"picker.pick","body":{…}}`.
+public struct RequestEnvelope<Body: Codable & Sendable>: Codable, Sendable {
+    public var v: Int
+    public var id: String
+    public var op: OperationName
+    public var body: Body
+
+    public init(id: String, op: OperationName, body: Body) {
+        self.v = protocolVersion
+        self.id = id
+        self.op = op
+        self.body = body
+    }
+}
+
+/// What a receiver reads before it knows the body's type. Every field is optional so that a
+/// malformed header still yields its `id` for the error reply.
+public struct RequestHead: Decodable, Sendable {
+    public var v: Int?
+    public var id: String?
+    public var op: OperationName?
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        // Each field on its own: a wrong `op` must not cost the `id` the error reply needs.
+        v = try? container.decodeIfPresent(Int.self, forKey: .v)
+        id = try? container.decodeIfPresent(String.self, forKey: .id)
+        op = try? container.decodeIfPresent(OperationName.self, forKey: .op)
+    }
+
+    enum CodingKeys: String, CodingKey { case v, id, op }
+}
+
+/// How a reply relates to its request: `ok` and `error` end it; the others may come many times first.
+public enum ReplyStatus: String, Codable, Sendable {
+    case ok, error, progress, chunk, event
+
+    public var isFinal: Bool { self == .ok || self == .error }
+}
+
+/// The first frame of every reply: `{"v":1,"id":"<request id>","status":"ok","body":{…}}`.
+public struct ReplyEnvelope<Body: Codable & Sendable>: Codable, Sendable {
+    public var v: Int
+    public var id: String
+    public var status: ReplyStatus
+    public var body: Body
+
+    public init(id: String, status: ReplyStatus, body: Body) {
+        self.v = protocolVersion
+        self.id = id
+        self.status = status
+        self.body = body
+    }
+}
+
+/// A reply's header with the body kept as raw JSON, decoded later into the type the caller expects.
+public struct ReplyHead: Decodable, Sendable {
+    public var v: Int?
+    public var id: String
+    public var status: ReplyStatus
+}
+
+/// The body of an `error` reply.
+public typealias ErrorBody = LightboxError
+
+/// A body with no fields. Decodes from `{}`, from `null` and from a missing body.
+public struct Empty: Codable, Sendable, Hashable {
+    public init() {}
+    public init(from decoder: any Decoder) throws {}
+    public func encode(to encoder: any Encoder) throws {
+        _ = encoder.container(keyedBy: NoKeys.self)
+    }
+    private enum NoKeys: CodingKey {}
+}
+
+extension RequestEnvelope {
+    /// Decodes the body of a request whose head was already read; a missing or null body reads as `{}`.
+    public static func decodeBody(from header: Data) throws -> Body {
+        let decoder = WireCoding.makeDecoder()
+        if let body = try decoder.decode(BodyOnly.self, from: header).body { return body }
+        return try decoder.decode(Body.self, from: Data("{}".utf8))
+    }
+
+    private struct BodyOnly: Decodable {
+        var body: Body?
+    }
+}

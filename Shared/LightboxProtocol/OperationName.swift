@@ -1,0 +1,46 @@
+/// An operation name on the bus, such as `picker.pick`.
+///
+/// A struct rather than an enum: a service answers an unknown name with `unknownOp` instead of
+/// failing to decode the header.
+public struct OperationName: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    // Any principal.
+    public static let ping = OperationName(rawValue: "service.ping")
+    public static let whoami = OperationName(rawValue: "service.whoami")
+
+    // Apps, on the picker.
+    public static let pick = OperationName(rawValue: "picker.pick")
+    public static let describe = OperationName(rawValue: "provider.describe")
+    public static let load = OperationName(rawValue: "provider.load")
+    /// Grants more chunks to a running stream; fire-and-forget, handled by the transport.
+    public static let streamCredit = OperationName(rawValue: "stream.credit")
+    /// Ends a running stream early; its request then ends with `cancelled`.
+    public static let streamCancel = OperationName(rawValue: "stream.cancel")
+
+    // The owner, on the picker.
+    public static let pendingPicks = OperationName(rawValue: "owner.pending")
+    public static let listAssets = OperationName(rawValue: "owner.assets")
+    public static let choose = OperationName(rawValue: "owner.choose")
+    public static let cancelPick = OperationName(rawValue: "owner.cancel")
+    public static let revoke = OperationName(rawValue: "owner.revoke")
+    public static let importLibrary = OperationName(rawValue: "owner.import")
+
+    // The owner, on the auth service.
+    public static let registerApp = OperationName(rawValue: "owner.apps.register")
+    public static let listApps = OperationName(rawValue: "owner.apps.list")
+
+    // Services, on the auth service.
+    public static let identify = OperationName(rawValue: "auth.identify")
+}

@@ -1,0 +1,147 @@
+import Foundation
+
+/// `owner.pending`: the picks waiting for the owner. With `waitMs` > 0 the reply waits up to that
+/// long for one to arrive (a long poll, so a scripted owner needs no busy loop).
+public struct PendingPicksRequest: Codable, Sendable {
+    public var waitMs: Int?
+    public init(waitMs: Int? = nil) { self.waitMs = waitMs }
+}
+
+public struct PendingPick: Codable, Sendable, Hashable {
+    public var pick: String
+    public var app: String
+    public var appName: String?
+    public var configuration: PickerConfiguration
+    public var createdAt: Date
+
+    public init(pick: String, app: String, appName: String?, configuration: PickerConfiguration, createdAt: Date) {
+        self.pick = pick
+        self.app = app
+        self.appName = appName
+        self.configuration = configuration
+        self.createdAt = createdAt
+    }
+}
+
+public struct PendingPicksResponse: Codable, Sendable {
+    public var picks: [PendingPick]
+    public init(picks: [PendingPick]) { self.picks = picks }
+}
+
+/// `owner.assets`: the catalog as the owner's surface shows it; with `pick`, only what that pick's
+/// filter lets through.
+public struct ListAssetsRequest: Codable, Sendable {
+    public var pick: String?
+    public init(pick: String? = nil) { self.pick = pick }
+}
+
+public struct AssetSummary: Codable, Sendable, Hashable {
+    public var identifier: String
+    public var fileName: String
+    public var type: UTType
+    public var mediaType: MediaType
+    public var subtypes: [MediaSubtype]
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    public var duration: Double?
+    public var fileSize: Int64
+    public var creationDate: Date
+
+    public init(identifier: String, fileName: String, type: UTType, mediaType: MediaType, subtypes: [MediaSubtype],
+                pixelWidth: Int?, pixelHeight: Int?, duration: Double?, fileSize: Int64, creationDate: Date) {
+        self.identifier = identifier
+        self.fileName = fileName
+        self.type = type
+        self.mediaType = mediaType
+        self.subtypes = subtypes
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.duration = duration
+        self.fileSize = fileSize
+        self.creationDate = creationDate
+    }
+}
+
+public struct ListAssetsResponse: Codable, Sendable {
+    public var assets: [AssetSummary]
+    public init(assets: [AssetSummary]) { self.assets = assets }
+}
+
+/// `owner.choose`: completes a pick with these assets, in this order.
+public struct ChooseRequest: Codable, Sendable {
+    public var pick: String
+    public var assets: [String]
+    public init(pick: String, assets: [String]) {
+        self.pick = pick
+        self.assets = assets
+    }
+}
+
+public struct ChooseResponse: Codable, Sendable {
+    public var delivered: Int
+    public init(delivered: Int) { self.delivered = delivered }
+}
+
+/// `owner.cancel`: the owner dismissed the picker; the app gets empty results.
+public struct CancelPickRequest: Codable, Sendable {
+    public var pick: String
+    public init(pick: String) { self.pick = pick }
+}
+
+/// `owner.revoke`: revoke one token, or every token of one app.
+public struct RevokeRequest: Codable, Sendable {
+    public var token: String?
+    public var app: String?
+    public init(token: String? = nil, app: String? = nil) {
+        self.token = token
+        self.app = app
+    }
+}
+
+public struct RevokeResponse: Codable, Sendable {
+    public var revoked: Int
+    public init(revoked: Int) { self.revoked = revoked }
+}
+
+/// `owner.import`: import a folder of media into the catalog. `progress` replies carry
+/// `ImportProgress`; the final `ok` an `ImportSummary`.
+public struct ImportRequest: Codable, Sendable {
+    public var path: String
+    public init(path: String) { self.path = path }
+}
+
+public struct ImportProgress: Codable, Sendable {
+    public var completed: Int
+    public var total: Int
+    public var file: String
+    public init(completed: Int, total: Int, file: String) {
+        self.completed = completed
+        self.total = total
+        self.file = file
+    }
+}
+
+public struct ImportFailure: Codable, Sendable, Hashable {
+    public var file: String
+    public var code: ErrorCode
+    public var message: String
+    public init(file: String, code: ErrorCode, message: String) {
+        self.file = file
+        self.code = code
+        self.message = message
+    }
+}
+
+public struct ImportSummary: Codable, Sendable {
+    /// New assets.
+    public var imported: [String]
+    /// Files already in the catalog (same content): their identifiers are unchanged.
+    public var unchanged: [String]
+    public var failed: [ImportFailure]
+
+    public init(imported: [String], unchanged: [String], failed: [ImportFailure]) {
+        self.imported = imported
+        self.unchanged = unchanged
+        self.failed = failed
+    }
+}

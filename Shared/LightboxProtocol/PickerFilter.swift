@@ -1,0 +1,158 @@
+/// Which assets a pick may offer, as PHPickerFilter: leaves combined with any / all / not.
+///
+/// Wire form: a leaf is a string (`"images"`); combinators are objects
+/// (`{"any":["images","videos"]}`, `{"all":[…]}`, `{"not":"videos"}`).
+public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConvertible {
+    case images
+    case videos
+    case livePhotos
+    case screenshots
+    case panoramas
+    case bursts
+    case slomoVideos
+    case timelapseVideos
+    case animatedImages
+    case any([PickerFilter])
+    case all([PickerFilter])
+    case not(PickerFilter)
+
+    static let leaves: [String: PickerFilter] = [
+        "images": .images, "videos": .videos, "livePhotos": .livePhotos, "screenshots": .screenshots,
+        "panoramas": .panoramas, "bursts": .bursts, "slomoVideos": .slomoVideos,
+        "timelapseVideos": .timelapseVideos, "animatedImages": .animatedImages,
+    ]
+
+    public init(from decoder: any Decoder) throws {
+        if let name = try? decoder.singleValueContainer().decode(String.self) {
+            guard let leaf = PickerFilter.leaves[name] else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "unknown filter \"\(name)\"; known: \(PickerFilter.leaves.keys.sorted().joined(separator: ", "))"))
+            }
+            self = leaf
+            return
+        }
+        let container = try decoder.container(keyedBy: CombinatorKey.self)
+        if let filters = try container.decodeIfPresent([PickerFilter].self, forKey: .any) {
+            self = .any(filters)
+        } else if let filters = try container.decodeIfPresent([PickerFilter].self, forKey: .all) {
+            self = .all(filters)
+        } else if let filter = try container.decodeIfPresent(PickerFilter.self, forKey: .not) {
+            self = .not(filter)
+        } else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: decoder.codingPath, debugDescription: "a filter object needs one of any, all, not"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .any(let filters):
+            var container = encoder.container(keyedBy: CombinatorKey.self)
+            try container.encode(filters, forKey: .any)
+        case .all(let filters):
+            var container = encoder.container(keyedBy: CombinatorKey.self)
+            try container.encode(filters, forKey: .all)
+        case .not(let filter):
+            var container = encoder.container(keyedBy: CombinatorKey.self)
+            try container.encode(filter, forKey: .not)
+        default:
+            var container = encoder.singleValueContainer()
+            try container.encode(description)
+        }
+    }
+
+    private enum CombinatorKey: String, CodingKey { case any, all, not }
+
+    /// The text form the CLI accepts: `images`, `any(images,videos)`, `not(videos)`.
+    public var description: String {
+        switch self {
+        case .any(let filters): "any(\(filters.map(\.description).joined(separator: ",")))"
+        case .all(let filters): "all(\(filters.map(\.description).joined(separator: ",")))"
+        case .not(let filter): "not(\(filter))"
+        default: PickerFilter.leaves.first { $0.value == self }!.key
+        }
+    }
+
+    /// Parses the text form (`any(images,not(videos))`).
+    public init(parsing text: String) throws {
+        var parser = FilterParser(text: Substring(text.filter { !$0.isWhitespace }))
+        self = try parser.parseFilter()
+        guard parser.text.isEmpty else { throw parser.error("unexpected \"\(parser.text)\"") }
+    }
+
+    /// Whether an asset with these traits passes the filter.
+    public func matches(_ traits: AssetTraits) -> Bool {
+        switch self {
+        case .images: traits.mediaType == .image
+        case .videos: traits.mediaType == .video
+        case .livePhotos: traits.subtypes.contains(.livePhoto)
+        case .screenshots: traits.subtypes.contains(.screenshot)
+        case .panoramas: traits.subtypes.contains(.panorama)
+        case .bursts: traits.subtypes.contains(.burst)
+        case .slomoVideos: traits.subtypes.contains(.slomo)
+        case .timelapseVideos: traits.subtypes.contains(.timelapse)
+        case .animatedImages: traits.subtypes.contains(.animated)
+        case .any(let filters): filters.contains { $0.matches(traits) }
+        case .all(let filters): filters.allSatisfy { $0.matches(traits) }
+        case .not(let filter): !filter.matches(traits)
+        }
+    }
+}
+
+/// What a filter looks at: the media type and the subtypes the catalog knows.
+public struct AssetTraits: Hashable, Sendable {
+    public var mediaType: MediaType
+    public var subtypes: Set<MediaSubtype>
+
+    public init(mediaType: MediaType, subtypes: Set<MediaSubtype> = []) {
+        self.mediaType = mediaType
+        self.subtypes = subtypes
+    }
+}
+
+public enum MediaType: String, Codable, Sendable, Hashable {
+    case image, video
+}
+
+public enum MediaSubtype: String, Codable, Sendable, Hashable {
+    case livePhoto, screenshot, panorama, burst, slomo, timelapse, animated
+}
+
+private struct FilterParser {
+    var text: Substring
+
+    func error(_ message: String) -> LightboxError {
+        LightboxError(.badRequest, "Bad filter: \(message). Use a name such as images or videos, or any(…), all(…), not(…).")
+    }
+
+    mutating func parseFilter() throws -> PickerFilter {
+        let name = String(text.prefix { $0.isLetter })
+        guard !name.isEmpty else { throw error("expected a filter name at \"\(text)\"") }
+        text = text.dropFirst(name.count)
+        switch name {
+        case "any", "all":
+            let filters = try parseArguments()
+            return name == "any" ? .any(filters) : .all(filters)
+        case "not":
+            let filters = try parseArguments()
+            guard filters.count == 1 else { throw error("not(…) takes exactly one filter") }
+            return .not(filters[0])
+        default:
+            guard let leaf = PickerFilter.leaves[name] else { throw error("unknown filter \"\(name)\"") }
+            return leaf
+        }
+    }
+
+    mutating func parseArguments() throws -> [PickerFilter] {
+        guard text.first == "(" else { throw error("expected ( after a combinator") }
+        text = text.dropFirst()
+        var filters: [PickerFilter] = []
+        while true {
+            filters.append(try parseFilter())
+            if text.first == "," { text = text.dropFirst(); continue }
+            if text.first == ")" { text = text.dropFirst(); return filters }
+            throw error("expected , or ) at \"\(text)\"")
+        }
+    }
+}

@@ -1,0 +1,76 @@
+/// A uniform type identifier such as `public.jpeg`, with the conformance tree PhotoKit apps rely on
+/// (`public.jpeg` → `public.image` → `public.data`).
+public struct UTType: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+    public let identifier: String
+    public init(rawValue: String) { identifier = rawValue }
+    public init(_ identifier: String) { self.identifier = identifier }
+    public var rawValue: String { identifier }
+    public var description: String { identifier }
+
+    public init(from decoder: any Decoder) throws {
+        identifier = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(identifier)
+    }
+
+    public static let item = UTType("public.item")
+    public static let content = UTType("public.content")
+    public static let data = UTType("public.data")
+    public static let image = UTType("public.image")
+    public static let jpeg = UTType("public.jpeg")
+    public static let png = UTType("public.png")
+    public static let heif = UTType("public.heif")
+    public static let heic = UTType("public.heic")
+    public static let webP = UTType("org.webmproject.webp")
+    public static let gif = UTType("com.compuserve.gif")
+    public static let audiovisualContent = UTType("public.audiovisual-content")
+    public static let movie = UTType("public.movie")
+    public static let video = UTType("public.video")
+    public static let mpeg4Movie = UTType("public.mpeg-4")
+    public static let quickTimeMovie = UTType("com.apple.quicktime-movie")
+
+    /// Direct parents of each known type. Unknown types conform only to themselves.
+    static let parents: [UTType: [UTType]] = [
+        .content: [.item],
+        .data: [.item],
+        .image: [.data, .content],
+        .jpeg: [.image],
+        .png: [.image],
+        .heif: [.image],
+        .heic: [.heif],
+        .webP: [.image],
+        .gif: [.image],
+        .audiovisualContent: [.data, .content],
+        .movie: [.audiovisualContent],
+        .video: [.movie],
+        .mpeg4Movie: [.movie],
+        .quickTimeMovie: [.movie],
+    ]
+
+    /// True when this type is `other` or one of its descendants in the conformance tree.
+    public func conforms(to other: UTType) -> Bool {
+        if self == other { return true }
+        return (UTType.parents[self] ?? []).contains { $0.conforms(to: other) }
+    }
+
+    /// The file name extension an app would give a file of this type.
+    public var preferredFilenameExtension: String? {
+        switch self {
+        case .jpeg: "jpg"
+        case .png: "png"
+        case .heic: "heic"
+        case .heif: "heif"
+        case .webP: "webp"
+        case .gif: "gif"
+        case .mpeg4Movie: "mp4"
+        case .quickTimeMovie: "mov"
+        default: nil
+        }
+    }
+
+    public var isImage: Bool { conforms(to: .image) }
+    public var isMovie: Bool { conforms(to: .movie) }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import LightboxProtocol
+
+/// A request as a handler sees it: who sent it (from the CURVE handshake), its id and operation,
+/// the JSON header to decode the body from, and any binary frames after it.
+public struct IncomingRequest: Sendable {
+    public let principal: Principal
+    public let id: String
+    public let op: OperationName
+    public let header: Data
+    public let attachments: [Data]
+
+    public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = []) {
+        self.principal = principal
+        self.id = id
+        self.op = op
+        self.header = header
+        self.attachments = attachments
+    }
+
+    /// The body as `Body`, or a `badRequest` that says which field is wrong.
+    public func body<Body: Codable & Sendable>(_ type: Body.Type = Body.self) throws(LightboxError) -> Body {
+        do {
+            return try RequestEnvelope<Body>.decodeBody(from: header)
+        } catch let error as DecodingError {
+            throw LightboxError(.badRequest, "The body of \(op) is not valid: \(DecodingError.describe(error))")
+        } catch {
+            throw LightboxError(.badRequest, "The body of \(op) is not valid: \(error)")
+        }
+    }
+}
+
+extension DecodingError {
+    /// One line naming the field and what was wrong with it.
+    public static func describe(_ error: DecodingError) -> String {
+        func path(_ context: Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : "\"\(text)\""
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let parent = context.codingPath.isEmpty ? "" : " in \(path(context))"
+            return "the field \"\(key.stringValue)\" is missing\(parent)"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)) should be \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)) should be \(type), not null"
+        case .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}

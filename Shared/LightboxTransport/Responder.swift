@@ -1,0 +1,88 @@
+import Foundation
+import LightboxProtocol
+import Synchronization
+
+/// How a stream ended, for the service that started it (audit, clean-up).
+public enum StreamOutcome: Sendable, Equatable {
+    case completed(bytes: Int64)
+    case cancelled
+    case failed(String)
+    /// The client went away or stopped granting credit.
+    case abandoned
+}
+
+/// What a handler asks the server's I/O thread to do; only Sendable values cross over.
+enum ServerCommand: Sendable {
+    case send(peer: Data, frames: [Data])
+    case startStream(StreamStart)
+}
+
+struct StreamStart: Sendable {
+    var peer: Data
+    var requestID: String
+    var source: any ChunkSource
+    var credit: Int
+    var chunkSize: Int
+    var type: UTType?
+    var suggestedName: String?
+    var onFinish: @Sendable (StreamOutcome) -> Void
+}
+
+/// The queue from handler tasks to the server's I/O thread.
+final class ServerOutbox: Sendable {
+    let wakeup = WakeupPipe()
+    private let commands = Mutex<[ServerCommand]>([])
+
+    func enqueue(_ command: ServerCommand) {
+        commands.withLock { $0.append(command) }
+        wakeup.signal()
+    }
+
+    func takeAll() -> [ServerCommand] {
+        commands.withLock { commands in
+            defer { commands.removeAll() }
+            return commands
+        }
+    }
+}
+
+/// Answers one request. Any number of `progress`/`event` replies, then exactly one final reply
+/// (`succeed`, `fail`, or the end of a `stream`).
+public struct Responder: Sendable {
+    let outbox: ServerOutbox
+    let peer: Data
+    public let requestID: String
+
+    public func succeed<Body: Codable & Sendable>(_ body: Body) {
+        send(.ok, body)
+    }
+
+    public func fail(_ error: LightboxError) {
+        send(.error, error)
+    }
+
+    public func progress<Body: Codable & Sendable>(_ body: Body) {
+        send(.progress, body)
+    }
+
+    public func event<Body: Codable & Sendable>(_ body: Body) {
+        send(.event, body)
+    }
+
+    public func send<Body: Codable & Sendable>(_ status: ReplyStatus, _ body: Body, attachments: [Data] = []) {
+        let envelope = ReplyEnvelope(id: requestID, status: status, body: body)
+        guard let header = try? WireCoding.encode(envelope) else { return }
+        outbox.enqueue(.send(peer: peer, frames: [peer, header] + attachments))
+    }
+
+    /// Streams `source` as `chunk` replies under the client's credit, then ends with an `ok` carrying
+    /// a `StreamCompletion`. The transport owns and closes the source from here on.
+    public func stream(
+        _ source: any ChunkSource, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?,
+        onFinish: @escaping @Sendable (StreamOutcome) -> Void = { _ in }
+    ) {
+        outbox.enqueue(.startStream(StreamStart(
+            peer: peer, requestID: requestID, source: source, credit: max(1, credit), chunkSize: chunkSize,
+            type: type, suggestedName: suggestedName, onFinish: onFinish)))
+    }
+}

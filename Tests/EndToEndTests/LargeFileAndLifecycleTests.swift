@@ -1,0 +1,96 @@
+import Foundation
+import LightboxClient
+import LightboxProtocol
+import LightboxTransport
+import Media
+import Testing
+
+@Suite(.serialized) struct LargeFileAndLifecycleTests {
+    /// 200 MB through a token: every process's peak memory grows by a few chunks, not by the file.
+    @Test func a200MegabyteFileStreamsInBoundedMemory() async throws {
+        let media = URL(fileURLWithPath: "/tmp/lbe-large-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: media) }
+        let original = media.appendingPathComponent("large.mp4")
+        try SyntheticMovie.write(to: original, mediaBytes: 200_000_000)
+
+        let harness = try await ServiceHarness.start(importFolders: [media])
+        defer { #expect(harness.stop() == (0, 0)) }
+        _ = try await harness.registerApp("big")
+        let policy = harness.root.appendingPathComponent("policy.json")
+        try Data(#"{"action":"choose","strategy":"newest","count":1}"#.utf8).write(to: policy)
+        async let auto = Task.detached { try harness.cli(["user", "auto", "--policy", policy.path, "--max-picks", "1"]) }.value
+        let pick = try harness.cli(["pick", "--app", "big", "--json"])
+        #expect(try await auto.status == 0)
+        let results = try WireCoding.decode([PickerResult].self, from: Data(pick.output.utf8))
+        let token = try #require(results.first?.itemProvider.token)
+
+        let pickerBefore = harness.peakMemory(of: harness.picker)
+        let authBefore = harness.peakMemory(of: harness.auth)
+        let out = harness.root.appendingPathComponent("large-copy.mp4")
+        let load = try harness.cli(["load", token, "--app", "big", "--out", out.path, "--json"])
+        #expect(load.status == 0, "\(load.errors)")
+        struct Summary: Codable { var bytes: Int64; var sha256: String; var peakMemoryBytes: Int64 }
+        let summary = try WireCoding.decode(Summary.self, from: Data(load.output.utf8))
+        let expectedSize = (try FileManager.default.attributesOfItem(atPath: original.path)[.size] as! NSNumber).int64Value
+        #expect(summary.bytes == expectedSize)
+        #expect(summary.sha256 == (try sha256(original)))
+        #expect(try sha256(out) == summary.sha256)
+
+        let megabyte: Int64 = 1 << 20
+        let pickerGrowth = harness.peakMemory(of: harness.picker) - pickerBefore
+        let authGrowth = harness.peakMemory(of: harness.auth) - authBefore
+        print("200 MB load: picker peak grew \(pickerGrowth / megabyte) MiB, auth \(authGrowth / megabyte) MiB, client peak \(summary.peakMemoryBytes / megabyte) MiB")
+        // 8 chunks of 256 KiB are in flight at most; the limits leave room for allocator slack.
+        #expect(pickerGrowth < 32 * megabyte)
+        #expect(authGrowth < 16 * megabyte)
+        #expect(summary.peakMemoryBytes < 96 * megabyte)
+    }
+
+    @Test func lightboxRunStartsBothAndStopsBothOnInterrupt() async throws {
+        let harness = try ServiceHarness()
+        defer { harness.stop() }
+        let run = Process()
+        run.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
+        run.arguments = ["run", "--data", harness.directory.dataDirectory.path, "--auth-endpoint", harness.directory.authEndpoint,
+                         "--picker-endpoint", harness.directory.pickerEndpoint, "--library", ServiceHarness.samples.path,
+                         "--log-level", "warning"]
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        try await harness.waitUntilReady()
+        #expect(try await harness.owner().assets().count == 7)
+        let children = try childProcesses(of: run.processIdentifier)
+        #expect(children.count == 2)
+
+        kill(run.processIdentifier, SIGINT)
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0)
+        for child in children { #expect(kill(child, 0) != 0, "service \(child) still running") }
+    }
+
+    @Test func importingTwiceKeepsIdentifiersAndReportsBrokenFiles() async throws {
+        let harness = try await ServiceHarness.start(importFolders: [])
+        defer { harness.stop() }
+        let owner = try await harness.owner()
+        let first = try await owner.importLibrary(at: ServiceHarness.samples.path)
+        #expect(first.imported.count == 7)
+        let second = try await owner.importLibrary(at: ServiceHarness.samples.path)
+        #expect(second.imported.isEmpty)
+        #expect(Set(second.unchanged) == Set(first.imported))
+        let broken = try await owner.importLibrary(at: ServiceHarness.repository.appendingPathComponent("Samples/malformed").path)
+        #expect(broken.failed.count == 3)
+        #expect(await errorCode { try await owner.importLibrary(at: "relative/folder") } == .badRequest)
+        // Restarting keeps the catalog and its identifiers.
+        #expect(try await harness.restartPicker() == 0)
+        let afterRestart = try await harness.owner().assets().map(\.identifier)
+        #expect(Set(afterRestart) == Set(first.imported))
+    }
+
+    /// Children of every thread of `pid` (Foundation spawns from whichever thread runs the task).
+    func childProcesses(of pid: Int32) throws -> [Int32] {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").flatMap { task in
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/children", encoding: .utf8)) ?? ""
+            return text.split(separator: " ").compactMap { Int32($0) }
+        }
+    }
+}

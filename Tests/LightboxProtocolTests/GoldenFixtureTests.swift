@@ -1,0 +1,97 @@
+import Foundation
+import LightboxProtocol
+import Testing
+
+/// The golden files pin the wire format; the Python client checks the same files.
+@Suite struct GoldenFixtureTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Fixtures/golden").standardizedFileURL
+
+    func fixture(_ name: String) throws -> Data {
+        try Data(contentsOf: Self.folder.appendingPathComponent(name))
+    }
+
+    /// Decoding a fixture into the typed message and encoding it again gives the same JSON.
+    func assertRoundTrip<T: Codable>(_ name: String, as type: T.Type) throws {
+        let data = try fixture(name)
+        let decoded = try WireCoding.decode(T.self, from: data)
+        let reencoded = try WireCoding.encode(decoded)
+        #expect(try WireCoding.decode(JSONValue.self, from: reencoded) == WireCoding.decode(JSONValue.self, from: data), "\(name)")
+    }
+
+    @Test func requestsRoundTrip() throws {
+        try assertRoundTrip("pick-request.json", as: RequestEnvelope<PickRequest>.self)
+        try assertRoundTrip("load-request.json", as: RequestEnvelope<LoadRequest>.self)
+        try assertRoundTrip("stream-credit.json", as: RequestEnvelope<StreamCredit>.self)
+        try assertRoundTrip("register-app-request.json", as: RequestEnvelope<RegisterAppRequest>.self)
+        try assertRoundTrip("choose-request.json", as: RequestEnvelope<ChooseRequest>.self)
+    }
+
+    @Test func repliesRoundTrip() throws {
+        try assertRoundTrip("pick-started-event.json", as: ReplyEnvelope<PickStarted>.self)
+        try assertRoundTrip("pick-reply.json", as: ReplyEnvelope<PickResponse>.self)
+        try assertRoundTrip("chunk-reply.json", as: ReplyEnvelope<ChunkHeader>.self)
+        try assertRoundTrip("load-completion.json", as: ReplyEnvelope<StreamCompletion>.self)
+        try assertRoundTrip("error-reply.json", as: ReplyEnvelope<ErrorBody>.self)
+        try assertRoundTrip("pending-reply.json", as: ReplyEnvelope<PendingPicksResponse>.self)
+    }
+
+    @Test func pickRequestCarriesTheConfiguration() throws {
+        let request = try WireCoding.decode(RequestEnvelope<PickRequest>.self, from: fixture("pick-request.json"))
+        #expect(request.op == .pick)
+        #expect(request.body.configuration.selectionLimit == 2)
+        #expect(request.body.configuration.filter == .any([.images, .not(.videos)]))
+        #expect(request.body.configuration.selection == .ordered)
+        #expect(request.body.configuration.photoLibrary)
+    }
+
+    @Test func errorReplyCarriesCodeAndSentence() throws {
+        let reply = try WireCoding.decode(ReplyEnvelope<ErrorBody>.self, from: fixture("error-reply.json"))
+        #expect(reply.status == .error)
+        #expect(reply.body.code == .tokenExpired)
+        #expect(reply.body.message.hasSuffix("ask for a new pick."))
+    }
+}
+
+@Suite struct EnvelopeTests {
+    @Test func emptyConfigurationTakesPhotoKitDefaults() throws {
+        let body = try RequestEnvelope<PickRequest>.decodeBody(from: Data(#"{"v":1,"id":"a","op":"picker.pick"}"#.utf8))
+        #expect(body.configuration == PickerConfiguration())
+        #expect(body.configuration.selectionLimit == 1)
+        #expect(body.configuration.photoLibrary == false)
+        #expect(body.configuration.selection == .default)
+    }
+
+    @Test func unknownFieldsAreIgnored() throws {
+        let header = #"{"v":1,"id":"a","op":"provider.load","extra":true,"body":{"token":"t","future":[1,2]}}"#
+        let body = try RequestEnvelope<LoadRequest>.decodeBody(from: Data(header.utf8))
+        #expect(body.token == "t")
+        #expect(body.type == nil)
+    }
+
+    @Test func missingRequiredFieldIsAnError() {
+        #expect(throws: DecodingError.self) {
+            _ = try RequestEnvelope<LoadRequest>.decodeBody(from: Data(#"{"v":1,"id":"a","op":"provider.load","body":{}}"#.utf8))
+        }
+    }
+
+    @Test func headOfMalformedRequestKeepsWhatItCan() throws {
+        let head = try WireCoding.decode(RequestHead.self, from: Data(#"{"id":"x","op":7}"#.utf8))
+        #expect(head.id == "x")
+        #expect(head.op == nil)
+        #expect(head.v == nil)
+    }
+
+    @Test func documentedErrorCodesAreDistinct() {
+        #expect(Set(ErrorCode.documented).count == ErrorCode.documented.count)
+        #expect(ErrorCode.documented.contains(.tokenRevoked))
+    }
+
+    @Test func principalsRoundTripThroughUserID() {
+        for principal in [Principal.app("demo"), .owner, .service("picker")] {
+            #expect(Principal(userId: principal.userId) == principal)
+        }
+        #expect(Principal(userId: "app:") == nil)
+        #expect(Principal(userId: "root") == nil)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import LightboxProtocol
+import Testing
+
+@Suite struct PickerFilterTests {
+    let still = AssetTraits(mediaType: .image)
+    let animated = AssetTraits(mediaType: .image, subtypes: [.animated])
+    let movie = AssetTraits(mediaType: .video)
+
+    @Test func leavesMatchTheirMediaType() {
+        #expect(PickerFilter.images.matches(still))
+        #expect(!PickerFilter.images.matches(movie))
+        #expect(PickerFilter.videos.matches(movie))
+        #expect(PickerFilter.animatedImages.matches(animated))
+        #expect(!PickerFilter.livePhotos.matches(still))
+    }
+
+    @Test func combinatorsCompose() {
+        let stillImages = PickerFilter.all([.images, .not(.animatedImages)])
+        #expect(stillImages.matches(still))
+        #expect(!stillImages.matches(animated))
+        #expect(!stillImages.matches(movie))
+        #expect(PickerFilter.any([.videos, .animatedImages]).matches(animated))
+        #expect(!PickerFilter.any([]).matches(still))
+    }
+
+    @Test func textFormParsesAndPrints() throws {
+        let filter = try PickerFilter(parsing: "any(images, not(videos))")
+        #expect(filter == .any([.images, .not(.videos)]))
+        #expect(filter.description == "any(images,not(videos))")
+        #expect(try PickerFilter(parsing: filter.description) == filter)
+    }
+
+    @Test(arguments: ["", "photos", "any(images", "not(images,videos)", "images)"])
+    func badTextIsRejectedWithASentence(_ text: String) {
+        #expect(throws: LightboxError.self) { try PickerFilter(parsing: text) }
+    }
+
+    @Test func wireFormIsStringsAndObjects() throws {
+        let filter = PickerFilter.all([.images, .not(.livePhotos)])
+        let json = String(decoding: try WireCoding.encode(filter), as: UTF8.self)
+        #expect(json == #"{"all":["images",{"not":"livePhotos"}]}"#)
+        #expect(try WireCoding.decode(PickerFilter.self, from: Data(json.utf8)) == filter)
+        #expect(throws: DecodingError.self) { try WireCoding.decode(PickerFilter.self, from: Data(#""selfies""#.utf8)) }
+    }
+}
+
+@Suite struct UTTypeTests {
+    @Test func conformanceFollowsTheTree() {
+        #expect(UTType.jpeg.conforms(to: .image))
+        #expect(UTType.jpeg.conforms(to: .data))
+        #expect(UTType.heic.conforms(to: .heif))
+        #expect(UTType.heic.conforms(to: .image))
+        #expect(UTType.quickTimeMovie.conforms(to: .movie))
+        #expect(UTType.mpeg4Movie.conforms(to: .audiovisualContent))
+        #expect(!UTType.jpeg.conforms(to: .movie))
+        #expect(!UTType.image.conforms(to: .jpeg))
+        #expect(UTType("com.example.unknown").conforms(to: UTType("com.example.unknown")))
+        #expect(!UTType("com.example.unknown").conforms(to: .data))
+    }
+
+    @Test func knownTypesHaveFileExtensions() {
+        #expect(UTType.jpeg.preferredFilenameExtension == "jpg")
+        #expect(UTType.webP.preferredFilenameExtension == "webp")
+        #expect(UTType.image.preferredFilenameExtension == nil)
+    }
+}

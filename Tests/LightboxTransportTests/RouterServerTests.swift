@@ -1,0 +1,149 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+import Synchronization
+import Testing
+
+/// One ZAP handler per process (it binds a fixed inproc endpoint), shared by every test here.
+enum TestBus {
+    static let principals = Mutex<[String: Principal]>([:])
+    static let zap: ZAPHandler = try! ZAPHandler(resolver: { key in principals.withLock { $0[key] } }, logger: Logger(label: "test.zap"))
+
+    static func makeKeyPair(as principal: Principal?) throws -> CurveKeyPair {
+        _ = zap
+        let keyPair = try CurveKeyPair.generate()
+        if let principal { principals.withLock { $0[keyPair.publicKey] = principal } }
+        return keyPair
+    }
+
+    /// ipc, not inproc: libzmq runs no security handshake on inproc, so no key, no principal.
+    static func endpoint() -> String { "ipc:///tmp/lbt-\(UUID().uuidString.prefix(12)).sock" }
+}
+
+final class DataChunkSource: ChunkSource, @unchecked Sendable {
+    private var remaining: Data
+    let totalBytes: Int64
+    init(_ data: Data) {
+        remaining = data
+        totalBytes = Int64(data.count)
+    }
+    func read(upTo maximumCount: Int) throws -> Data {
+        let chunk = remaining.prefix(maximumCount)
+        remaining = remaining.dropFirst(chunk.count)
+        return Data(chunk)
+    }
+    func close() {}
+}
+
+extension RouterServer {
+    /// The server's public key is needed by clients; tests keep it beside the server.
+    static func clientConfiguration(endpoint: String, serverKey: String, keyPair: CurveKeyPair, timeout: Duration = .seconds(5)) -> DealerConnection.Configuration {
+        var configuration = DealerConnection.Configuration(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair)
+        configuration.defaultTimeout = timeout
+        return configuration
+    }
+}
+
+@Suite(.serialized) struct RouterServerTests {
+    struct Running {
+        let server: RouterServer
+        let endpoint: String
+        let serverKey: String
+    }
+
+    func start(streamBytes: Int = 0) throws -> Running {
+        let endpoint = TestBus.endpoint()
+        let serverKeys = try TestBus.makeKeyPair(as: nil)
+        let server = try RouterServer(.init(endpoint: endpoint, keyPair: serverKeys), logger: Logger(label: "test.server")) { request, responder in
+            switch request.op {
+            case .whoami:
+                responder.succeed(ServiceIdentity(service: "echo", principal: request.principal.userId))
+            case .load:
+                responder.stream(DataChunkSource(Data((0..<streamBytes).map { UInt8($0 % 251) })), credit: 2, chunkSize: 1000,
+                                 type: .data, suggestedName: nil)
+            default:
+                responder.fail(LightboxError(.unknownOp, "no \(request.op)"))
+            }
+        }
+        return Running(server: server, endpoint: endpoint, serverKey: serverKeys.publicKey)
+    }
+
+    func connect(_ running: Running, as principal: Principal?, timeout: Duration = .seconds(5)) throws -> DealerConnection {
+        let keys = try TestBus.makeKeyPair(as: principal)
+        return try DealerConnection(RouterServer.clientConfiguration(endpoint: running.endpoint, serverKey: running.serverKey, keyPair: keys, timeout: timeout))
+    }
+
+    @Test func principalComesFromTheCurveKey() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("demo"))
+        let owner = try connect(running, as: .owner)
+        #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:demo")
+        #expect(try await owner.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "owner")
+    }
+
+    @Test func unknownKeyGetsNothing() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let stranger = try connect(running, as: nil, timeout: .milliseconds(700))
+        do {
+            _ = try await stranger.request(.whoami, Empty(), as: ServiceIdentity.self)
+            Issue.record("an unknown key must get no answer")
+        } catch let error as LightboxError {
+            #expect(error.code == .timeout)
+        }
+    }
+
+    @Test func errorRepliesAreThrown() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("demo"))
+        do {
+            _ = try await app.request(OperationName(rawValue: "nope"), Empty(), as: Empty.self)
+            Issue.record("expected an error")
+        } catch let error as LightboxError {
+            #expect(error.code == .unknownOp)
+        }
+    }
+
+    @Test func streamRespectsCreditAndDeliversEveryByte() async throws {
+        let running = try start(streamBytes: 10_500)
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("demo"))
+        let id = "load-1"
+        var received = Data()
+        var completion: StreamCompletion?
+        for try await reply in app.send(.load, LoadRequest(token: "t"), id: id) {
+            if reply.status == .chunk {
+                let header = try reply.body(ChunkHeader.self)
+                #expect(header.offset == Int64(received.count))
+                #expect(header.total == 10_500)
+                received.append(reply.attachments[0])
+                app.post(.streamCredit, StreamCredit(stream: id, credit: 1))
+            } else if reply.status == .ok {
+                completion = try reply.body(StreamCompletion.self)
+            }
+        }
+        #expect(received == Data((0..<10_500).map { UInt8($0 % 251) }))
+        #expect(completion?.bytes == 10_500)
+        #expect(completion?.sha256 == SHA256Hasher.hex(received))
+    }
+
+    @Test func withoutCreditTheStreamPauses() async throws {
+        let running = try start(streamBytes: 10_000)
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("demo"), timeout: .milliseconds(800))
+        var chunks = 0
+        do {
+            for try await reply in app.send(.load, LoadRequest(token: "t"), id: "load-2") where reply.status == .chunk {
+                chunks += 1
+            }
+            Issue.record("a stream without credit must not finish")
+        } catch let error as LightboxError {
+            #expect(error.code == .timeout)
+        }
+        // The initial credit was 2 chunks: no more may arrive until the client grants more.
+        #expect(chunks == 2)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+import Testing
+@testable import Picker
+
+struct PickerFixture {
+    let folder: URL
+    let catalog: Catalog
+    let tokens: ProviderTokenStore
+
+    static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
+
+    init(tokenLifetime: Duration = .seconds(3600)) throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("picker-\(UUID().uuidString)")
+        let database = try CatalogDatabase.open(at: folder.appendingPathComponent("catalog.sqlite"))
+        catalog = Catalog(database: database, originals: folder.appendingPathComponent("originals"))
+        tokens = ProviderTokenStore(database: database, lifetime: tokenLifetime)
+    }
+
+    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: Logger(label: "test")) }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+}
+
+@Suite struct LibraryImporterTests {
+    @Test func importIsIdempotentAndIdentifiersAreStable() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let library = PickerFixture.samples.appendingPathComponent("library")
+        var steps: [ImportProgress] = []
+        let first = try await fixture.importer.importFolder(library) { steps.append($0) }
+        #expect(first.imported.count == 7)
+        #expect(first.failed.isEmpty)
+        #expect(steps.map(\.completed) == Array(1...7))
+        let second = try await fixture.importer.importFolder(library) { _ in }
+        #expect(second.imported.isEmpty)
+        #expect(Set(second.unchanged) == Set(first.imported))
+        #expect(try await fixture.catalog.allAssets().count == 7)
+        for identifier in first.imported {
+            #expect(identifier.wholeMatch(of: /[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}\/L0\/001/) != nil)
+        }
+    }
+
+    @Test func brokenFilesFailOneByOne() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let summary = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("malformed")) { _ in }
+        #expect(summary.imported.isEmpty)
+        #expect(Set(summary.failed.map(\.file)) == ["empty.gif", "garbage.webp", "truncated.jpg"])
+        #expect(summary.failed.allSatisfy { $0.code == .badMedia && !$0.message.isEmpty })
+    }
+
+    @Test(arguments: ["relative/path", "/tmp/../etc", "/definitely/not/here"])
+    func ownerPathsAreCheckedFirst(_ path: String) {
+        #expect(throws: LightboxError.self) { try LibraryImporter.validatedFolder(path) }
+    }
+
+    @Test func identifiersDependOnlyOnContent() {
+        let hash = SHA256Hasher.hex(Data("same bytes".utf8))
+        #expect(AssetIdentifier.make(contentHash: hash) == AssetIdentifier.make(contentHash: hash))
+        #expect(AssetIdentifier.make(contentHash: hash) != AssetIdentifier.make(contentHash: SHA256Hasher.hex(Data("other".utf8))))
+    }
+}
+
+@Suite struct ProviderTokenStoreTests {
+    func importedAsset(_ fixture: PickerFixture) async throws -> String {
+        try await fixture.importer.importFile(PickerFixture.samples.appendingPathComponent("library/harbour.jpg")).identifier
+    }
+
+    func code(of operation: () async throws -> String) async -> ErrorCode? {
+        do {
+            _ = try await operation()
+            return nil
+        } catch let error as LightboxError {
+            return error.code
+        } catch {
+            return .internal
+        }
+    }
+
+    @Test func tokensWorkOnlyForTheirAppUntilRevoked() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        let grant = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p1")
+        #expect(grant.token.hasPrefix("lbt_"))
+        #expect(try await fixture.tokens.redeem(grant.token, by: "demo", for: .load) == asset)
+        #expect(await code { try await fixture.tokens.redeem(grant.token, by: "other", for: .load) } == .tokenUnknown)
+        #expect(await code { try await fixture.tokens.redeem("lbt_made-up", by: "demo", for: .load) } == .tokenUnknown)
+        #expect(try await fixture.tokens.revoke(token: grant.token) == 1)
+        #expect(await code { try await fixture.tokens.redeem(grant.token, by: "demo", for: .load) } == .tokenRevoked)
+    }
+
+    @Test func tokensExpire() async throws {
+        let fixture = try PickerFixture(tokenLifetime: .seconds(60))
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        let grant = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p1", now: Date().addingTimeInterval(-61))
+        #expect(await code { try await fixture.tokens.redeem(grant.token, by: "demo", for: .load) } == .tokenExpired)
+    }
+
+    @Test func onlyTheHashIsStoredAndEveryUseIsAudited() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        let grant = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p1")
+        _ = try await fixture.tokens.redeem(grant.token, by: "demo", for: .describe)
+        _ = try? await fixture.tokens.redeem(grant.token, by: "thief", for: .load)
+        let (stored, uses) = try await fixture.catalog.database.read { db in
+            (try TokenRecord.fetchAll(db), try TokenUse.fetchAll(db))
+        }
+        #expect(stored.map(\.tokenHash) == [ProviderTokenStore.hash(grant.token)])
+        #expect(!stored.contains { $0.tokenHash.contains(grant.token) })
+        #expect(uses.map(\.outcome) == ["ok", "wrongApp"])
+        #expect(uses.map(\.app) == ["demo", "thief"])
+    }
+
+    @Test func revokingAnAppRevokesAllItsTokens() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        for _ in 0..<3 { _ = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p") }
+        _ = try await fixture.tokens.issue(app: "other", asset: asset, pick: "q")
+        #expect(try await fixture.tokens.revokeAll(of: "demo") == 3)
+        #expect(try await fixture.tokens.revokeAll(of: "demo") == 0)
+    }
+}

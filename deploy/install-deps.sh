@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what Lightbox needs on Debian 12 (with Swift already installed), only what is missing.
+# Called by `make run` and `make test`; safe to run again.
+set -euo pipefail
+
+apt_packages=(libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev)
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for package in "${apt_packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing system packages: ${missing[*]}"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
+fi
+
+# Python client and its tests: pyzmq and pytest.
+if ! python3 -c 'import zmq, pytest' 2>/dev/null; then
+  echo "installing Python packages: pyzmq pytest"
+  requirements="$(dirname "$0")/../Clients/python/requirements.txt"
+  python3 -m pip install -q -r "$requirements" 2>/dev/null \
+    || python3 -m pip install -q --break-system-packages -r "$requirements" 2>/dev/null \
+    || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest; }
+  python3 -c 'import zmq, pytest'
+fi
