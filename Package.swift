@@ -37,11 +37,17 @@ let package = Package(
             path: "Shared/LightboxClient"
         ),
 
+        .target(
+            name: "LightboxStorage",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+            path: "Shared/LightboxStorage"
+        ),
+
         .target(name: "Media", dependencies: ["CExif", "CWebP", "LightboxProtocol"], path: "Services/Media"),
         .target(
             name: "Auth",
             dependencies: [
-                "LightboxProtocol", "LightboxTransport",
+                "LightboxProtocol", "LightboxTransport", "LightboxStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -55,7 +61,7 @@ let package = Package(
         .target(
             name: "Picker",
             dependencies: [
-                "LightboxProtocol", "LightboxTransport", "LightboxClient", "Media",
+                "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "Media",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

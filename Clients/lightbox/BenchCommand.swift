@@ -89,7 +89,6 @@ struct BenchCommand: AsyncParsableCommand {
                                                  chunkSize: chunkKb << 10, credit: credit, to: work.appendingPathComponent("out-raw")) {
                 rawBar.update(bytes: $0, of: fileSize)
             }
-            rawBar.update(bytes: fileSize, of: fileSize)
             let rawSeconds = (ContinuousClock.now - rawStart).seconds
             let rawPeaks = (server: ProcessMemory.peakResidentBytes(of: server.processIdentifier) ?? 0, client: ProcessMemory.peakResidentBytes())
 

@@ -1,18 +1,12 @@
 import Foundation
 import GRDB
+import LightboxStorage
 
 /// The auth service's SQLite database (WAL). Grants are committed with `synchronous=FULL`: an
 /// acknowledged change survives a crash or power loss.
 enum AuthDatabase {
     static func open(at url: URL) throws -> DatabasePool {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        return pool
+        try SQLiteDatabase.openPool(at: url, migrator: migrator)
     }
 
     static var migrator: DatabaseMigrator {

@@ -56,17 +56,17 @@ public final class AuthService: Sendable {
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        do {
+        await responder.answering(request, service: "lightbox-auth", logger: logger) {
             switch request.op {
             case .ping, .whoami:
                 responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
             case .registerApp:
-                try require(.owner, for: request)
+                try request.requireOwner()
                 let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
                 logger.info("registered app", metadata: ["app": "\(manifest.id)"])
                 responder.succeed(AppManifestResponse(manifest: manifest))
             case .listApps:
-                try require(.owner, for: request)
+                try request.requireOwner()
                 responder.succeed(AppListResponse(apps: try await registry.apps()))
             case .identify:
                 guard case .service = request.principal else {
@@ -80,17 +80,6 @@ public final class AuthService: Sendable {
             default:
                 throw LightboxError(.unknownOp, "lightbox-auth has no operation \"\(request.op)\".")
             }
-        } catch let error as LightboxError {
-            responder.fail(error)
-        } catch {
-            logger.error("request failed", metadata: ["op": "\(request.op)", "error": "\(error)"])
-            responder.fail(LightboxError(.internal, "lightbox-auth failed to handle \(request.op); see its log."))
-        }
-    }
-
-    func require(_ principal: Principal, for request: IncomingRequest) throws(LightboxError) {
-        guard request.principal == principal else {
-            throw LightboxError(.notAuthorized, "\(request.op) is for the owner's surfaces only.")
         }
     }
 }

@@ -1,17 +1,11 @@
 import Foundation
 import GRDB
+import LightboxStorage
 
 /// The picker's SQLite database (WAL): the asset catalog, the provider tokens and their audit trail.
 enum CatalogDatabase {
     static func open(at url: URL) throws -> DatabasePool {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var configuration = Configuration()
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-        }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try migrator.migrate(pool)
-        return pool
+        try SQLiteDatabase.openPool(at: url, migrator: migrator)
     }
 
     static var migrator: DatabaseMigrator {

@@ -93,7 +93,7 @@ public final class PickerService: Sendable {
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        do {
+        await responder.answering(request, service: "lightbox-picker", logger: logger) {
             switch request.op {
             case .ping, .whoami:
                 responder.succeed(ServiceIdentity(service: "picker", principal: request.principal.userId))
@@ -104,24 +104,24 @@ public final class PickerService: Sendable {
             case .load:
                 try await load(request, responder)
             case .pendingPicks:
-                try requireOwner(request)
+                try request.requireOwner()
                 let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
                 await sessions.waitForPending(upTo: .milliseconds(min(max(wait, 0), 60_000)))
                 responder.succeed(PendingPicksResponse(picks: await sessions.pending().map(\.pending)))
             case .listAssets:
-                try requireOwner(request)
+                try request.requireOwner()
                 try await listAssets(request, responder)
             case .choose:
-                try requireOwner(request)
+                try request.requireOwner()
                 try await choose(request, responder)
             case .cancelPick:
-                try requireOwner(request)
+                try request.requireOwner()
                 let pick = try request.body(CancelPickRequest.self).pick
                 guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
                 session.responder.succeed(PickResponse(pick: pick, results: []))
                 responder.succeed(Empty())
             case .revoke:
-                try requireOwner(request)
+                try request.requireOwner()
                 let body = try request.body(RevokeRequest.self)
                 if let token = body.token {
                     responder.succeed(RevokeResponse(revoked: try await tokens.revoke(token: token)))
@@ -131,18 +131,13 @@ public final class PickerService: Sendable {
                     throw LightboxError(.badRequest, "Name a token or an app to revoke.")
                 }
             case .importLibrary:
-                try requireOwner(request)
+                try request.requireOwner()
                 let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
                 let summary = try await importer.importFolder(folder) { responder.progress($0) }
                 responder.succeed(summary)
             default:
                 throw LightboxError(.unknownOp, "lightbox-picker has no operation \"\(request.op)\".")
             }
-        } catch let error as LightboxError {
-            responder.fail(error)
-        } catch {
-            logger.error("request failed", metadata: ["op": "\(request.op)", "error": "\(error)"])
-            responder.fail(LightboxError(.internal, "lightbox-picker failed to handle \(request.op); see its log."))
         }
     }
 
@@ -261,12 +256,6 @@ public final class PickerService: Sendable {
             throw LightboxError(.notAuthorized, "\(request.op) is for apps; connect with a registered app key.")
         }
         return app
-    }
-
-    func requireOwner(_ request: IncomingRequest) throws(LightboxError) {
-        guard request.principal == .owner else {
-            throw LightboxError(.notAuthorized, "\(request.op) is for the owner's surfaces only.")
-        }
     }
 
     func noSuchPick(_ pick: String) -> LightboxError {

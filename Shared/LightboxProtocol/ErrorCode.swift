@@ -1,19 +1,9 @@
 /// A code from the closed, documented set of wire errors (docs/PROTOCOL.md lists each with its meaning).
 ///
 /// A struct rather than an enum so that adding a code later breaks no client's `switch`.
-public struct ErrorCode: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+public struct ErrorCode: WireName {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     /// The frames or the JSON header do not form a valid request.
     public static let badRequest = ErrorCode(rawValue: "badRequest")

@@ -2,19 +2,9 @@
 ///
 /// A struct rather than an enum: a service answers an unknown name with `unknownOp` instead of
 /// failing to decode the header.
-public struct OperationName: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+public struct OperationName: WireName {
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
-    public var description: String { rawValue }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
 
     // Any principal.
     public static let ping = OperationName(rawValue: "service.ping")

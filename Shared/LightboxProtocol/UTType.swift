@@ -1,20 +1,10 @@
 /// A uniform type identifier such as `public.jpeg`, with the conformance tree PhotoKit apps rely on
 /// (`public.jpeg` → `public.image` → `public.data`).
-public struct UTType: RawRepresentable, Hashable, Codable, Sendable, CustomStringConvertible {
+public struct UTType: WireName {
     public let identifier: String
     public init(rawValue: String) { identifier = rawValue }
     public init(_ identifier: String) { self.identifier = identifier }
     public var rawValue: String { identifier }
-    public var description: String { identifier }
-
-    public init(from decoder: any Decoder) throws {
-        identifier = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(identifier)
-    }
 
     public static let item = UTType("public.item")
     public static let content = UTType("public.content")
