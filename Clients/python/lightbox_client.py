@@ -44,6 +44,7 @@ __all__ = [
     "LightboxError",
     "KeyPair",
     "load_key_pair",
+    "load_public_key",
     "Reply",
     "Connection",
     "ServiceDirectory",
@@ -59,8 +60,13 @@ __all__ = [
     "conforms_to",
     "preferred_filename_extension",
     "parse_filter",
+    "validate_filter",
     "build_request",
     "parse_reply",
+    "parse_pick_response",
+    "parse_date",
+    "encode_header",
+    "new_request_id",
     "pick_configuration",
     "pick_request_body",
     "load_request_body",
@@ -525,6 +531,8 @@ class Connection:
         try:
             self._socket.setsockopt(zmq.LINGER, 0)
             self._socket.setsockopt(zmq.RECONNECT_IVL, 100)
+            # A DEALER with no usable peer (e.g. its key was refused) blocks sends: bound the wait.
+            self._socket.setsockopt(zmq.SNDTIMEO, max(1, int(timeout * 1000)))
             self._socket.curve_secretkey = key_pair.secret.encode("ascii")
             self._socket.curve_publickey = key_pair.public.encode("ascii")
             self._socket.curve_serverkey = server_public_key.encode("ascii")
@@ -555,11 +563,18 @@ class Connection:
 
     # -- sending --
 
-    def _send_frames(self, op: str, body: Optional[Dict[str, Any]], id: str, attachments: Sequence[bytes]) -> None:
+    def _send_frames(self, op: str, body: Optional[Dict[str, Any]], id: str, attachments: Sequence[bytes],
+                     wait: bool = True) -> None:
         if self._socket.closed:
             raise LightboxError("cancelled", f"The connection to {self.endpoint} was closed.")
         header = encode_header(build_request(op, body, id))
-        self._socket.send_multipart([header, *attachments], copy=True)
+        try:
+            self._socket.send_multipart([header, *attachments], flags=0 if wait else zmq.NOBLOCK, copy=True)
+        except zmq.Again:
+            raise LightboxError(
+                "timeout",
+                f"Could not send {op} to {self.endpoint}. Is the service running, and is this key registered with it?",
+            ) from None
 
     def send(self, op: str, body: Optional[Dict[str, Any]] = None, attachments: Sequence[bytes] = (),
              id: Optional[str] = None) -> str:
@@ -569,9 +584,10 @@ class Connection:
         self._send_frames(op, body, request_id, attachments)
         return request_id
 
-    def post(self, op: str, body: Optional[Dict[str, Any]] = None) -> None:
-        """Sends a message that gets no reply (``stream.credit``)."""
-        self._send_frames(op, body, new_request_id(), ())
+    def post(self, op: str, body: Optional[Dict[str, Any]] = None, wait: bool = True) -> None:
+        """Sends a message that gets no reply (``stream.credit``). With ``wait`` False it never blocks
+        (and raises ``LightboxError("timeout")`` when the message cannot be queued right now)."""
+        self._send_frames(op, body, new_request_id(), (), wait)
 
     # -- receiving --
 
@@ -617,8 +633,8 @@ class Connection:
             if not finished and not self._socket.closed:
                 # Abandoned (timeout, a failed check, or the caller stopped reading): stop any stream.
                 try:
-                    self.post("stream.cancel", stream_cancel_body(id))
-                except zmq.ZMQError:
+                    self.post("stream.cancel", stream_cancel_body(id), wait=False)
+                except (LightboxError, zmq.ZMQError):
                     pass
 
     def _wait_for(self, id: str, idle: float) -> Reply:

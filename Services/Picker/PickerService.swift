@@ -216,6 +216,9 @@ public final class PickerService: Sendable {
         let body = try request.body(ChooseRequest.self)
         guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
         let configuration = session.configuration
+        guard !body.assets.isEmpty else {
+            throw LightboxError(.badRequest, "Choose at least one asset, or cancel the pick (owner.cancel) to send the app no results.")
+        }
         guard Set(body.assets).count == body.assets.count else {
             throw LightboxError(.badRequest, "Each asset can be chosen once.")
         }

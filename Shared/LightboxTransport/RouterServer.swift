@@ -218,7 +218,13 @@ private struct RouterLoop {
             send(frames)
         case .startStream(let start):
             let stream = OutgoingStream(start)
-            if let previous = streams[stream.key] { previous.finish(.cancelled) }
+            guard streams[stream.key] == nil else {
+                // The running stream keeps going; the duplicate is refused (its reply shares the id).
+                send([start.peer] + Self.header(id: start.requestID, status: .error, body: LightboxError(
+                    .badRequest, "A stream with request id \(start.requestID) is already running; use a new id for each request.")))
+                stream.finish(.failed("duplicate request id"))
+                return
+            }
             streams[stream.key] = stream
         }
     }
@@ -292,6 +298,8 @@ private struct RouterLoop {
         let now = ContinuousClock.now
         for (key, stream) in streams where stream.credit == 0 && now - stream.lastCredit > configuration.streamIdleTimeout {
             streams[key] = nil
+            send([key.peer] + Self.header(id: key.requestID, status: .error, body: LightboxError(
+                .timeout, "No stream.credit came for \(configuration.streamIdleTimeout); the load was dropped. Grant credit as chunks are consumed.")))
             stream.finish(.abandoned)
             logger.info("dropped a stream that got no credit", metadata: ["id": "\(key.requestID)"])
         }

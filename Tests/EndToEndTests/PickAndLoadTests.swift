@@ -79,6 +79,7 @@ import Testing
         #expect(await errorCode { try await owner.choose(offered.prefix(3).map(\.identifier), for: pick.pick) } == .badRequest)
         #expect(await errorCode { try await owner.choose([video.identifier], for: pick.pick) } == .badRequest)
         #expect(await errorCode { try await owner.choose(["00000000-0000-0000-0000-000000000000/L0/001"], for: pick.pick) } == .notFound)
+        #expect(await errorCode { try await owner.choose([], for: pick.pick) } == .badRequest)
 
         let chosen = [offered[3].identifier, offered[0].identifier]
         #expect(try await owner.choose(chosen, for: pick.pick) == 2)

@@ -52,10 +52,12 @@ extension RouterServer {
         let serverKey: String
     }
 
-    func start(streamBytes: Int = 0) throws -> Running {
+    func start(streamBytes: Int = 0, streamIdleTimeout: Duration = .seconds(120)) throws -> Running {
         let endpoint = TestBus.endpoint()
         let serverKeys = try TestBus.makeKeyPair(as: nil)
-        let server = try RouterServer(.init(endpoint: endpoint, keyPair: serverKeys), logger: Logger(label: "test.server")) { request, responder in
+        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys)
+        configuration.streamIdleTimeout = streamIdleTimeout
+        let server = try RouterServer(configuration, logger: Logger(label: "test.server")) { request, responder in
             switch request.op {
             case .whoami:
                 responder.succeed(ServiceIdentity(service: "echo", principal: request.principal.userId))
@@ -144,6 +146,21 @@ extension RouterServer {
             #expect(error.code == .timeout)
         }
         // The initial credit was 2 chunks: no more may arrive until the client grants more.
+        #expect(chunks == 2)
+    }
+
+    @Test func aStreamWithoutCreditIsDroppedWithAnError() async throws {
+        let running = try start(streamBytes: 10_000, streamIdleTimeout: .milliseconds(300))
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("demo"), timeout: .seconds(5))
+        var chunks = 0
+        do {
+            for try await reply in app.send(.load, LoadRequest(token: "t"), id: "idle") where reply.status == .chunk { chunks += 1 }
+            Issue.record("an idle stream must end with an error")
+        } catch let error as LightboxError {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("stream.credit"))
+        }
         #expect(chunks == 2)
     }
 }

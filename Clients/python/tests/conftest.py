@@ -4,6 +4,7 @@ The binaries come from $LIGHTBOX_BIN (default: <repo>/.build/debug). One pair of
 the whole test session; at teardown both get SIGTERM and must exit with status 0.
 """
 
+import contextlib
 import os
 import shutil
 import signal
@@ -112,16 +113,16 @@ def wait_for_owner_ping(services, deadline):
             time.sleep(0.1)
 
 
-@pytest.fixture(scope="session")
-def services():
-    root = tempfile.mkdtemp(prefix="lbpy")  # short: ipc:// paths must stay under ~100 characters
+def start_services(root, register=(APP,)):
+    """Starts lightbox-auth and lightbox-picker (importing Samples/library) under `root`, waits until
+    the owner's ping works, and registers the apps in `register` with the `lightbox` CLI."""
     services = Services(root)
+    services.start("lightbox-auth", ["--data", services.data, "--endpoint", services.auth_endpoint,
+                                     "--log-level", "warning"])
+    services.start("lightbox-picker", ["--data", services.data, "--endpoint", services.picker_endpoint,
+                                       "--auth-endpoint", services.auth_endpoint, "--import", SAMPLES,
+                                       "--log-level", "warning"])
     try:
-        services.start("lightbox-auth", ["--data", services.data, "--endpoint", services.auth_endpoint,
-                                         "--log-level", "warning"])
-        services.start("lightbox-picker", ["--data", services.data, "--endpoint", services.picker_endpoint,
-                                           "--auth-endpoint", services.auth_endpoint, "--import", SAMPLES,
-                                           "--log-level", "warning"])
         deadline = time.monotonic() + 60
         while not os.path.exists(os.path.join(services.data, "keys", "picker.pub")):
             services.check_running()
@@ -129,14 +130,37 @@ def services():
                 pytest.fail("lightbox-picker did not write keys/picker.pub within 60 s")
             time.sleep(0.05)
         wait_for_owner_ping(services, deadline)
-        registered = services.lightbox("app", "register", APP, "--name", "Demo", *services.endpoint_arguments())
-        assert registered.returncode == 0, registered.stderr
+        for app in register:
+            registered = services.lightbox("app", "register", app, "--name", app.capitalize(),
+                                           *services.endpoint_arguments())
+            assert registered.returncode == 0, registered.stderr
+    except BaseException:
+        services.stop()
+        raise
+    return services
+
+
+@contextlib.contextmanager
+def running_services(register=(APP,)):
+    """A private pair of services in a short temporary folder (ipc:// paths must stay under ~100
+    characters); on exit both get SIGTERM and must exit with status 0."""
+    root = tempfile.mkdtemp(prefix="lbpy")
+    services = None
+    try:
+        services = start_services(root, register)
         yield services
     finally:
-        statuses = services.stop()
+        statuses = services.stop() if services else {}
         logs = {name: services.log_text(name) for name in statuses}
         shutil.rmtree(root, ignore_errors=True)
     assert statuses == {"lightbox-picker": 0, "lightbox-auth": 0}, f"exit statuses {statuses}; logs: {logs}"
+
+
+@pytest.fixture(scope="session")
+def services():
+    """One pair of services for the whole session, with the app `demo` registered."""
+    with running_services() as services:
+        yield services
 
 
 @pytest.fixture

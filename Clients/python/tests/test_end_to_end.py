@@ -6,12 +6,13 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import pytest
 import zmq
 
 import lightbox_client as lb
-from conftest import APP, CLIENT_DIR, SAMPLES, binary
+from conftest import APP, CLIENT_DIR, SAMPLES, binary, running_services
 
 
 def sha256_of(path):
@@ -244,3 +245,30 @@ def test_unsupported_version_and_unknown_op(services, app_connection):
         assert socket.poll(10_000, zmq.POLLIN)
         reply = lb.parse_reply(socket.recv_multipart())
     assert (reply.id, reply.status, reply.error().code) == ("v2-request", "error", "unsupportedVersion")
+
+
+def test_shutdown_cancels_a_pending_pick_and_exits_cleanly():
+    with running_services() as private:
+        connection = private.directory.picker_as_app(APP)
+        try:
+            started = threading.Event()
+            outcome = []
+
+            def pick():
+                try:
+                    outcome.append(lb.PhotoPicker(connection).pick(on_started=lambda _: started.set(), timeout=30))
+                except lb.LightboxError as error:
+                    outcome.append(error)
+
+            picker = threading.Thread(target=pick, daemon=True)
+            picker.start()
+            assert started.wait(10), "the pick never started"
+            with private.directory.picker_as_owner() as owner_connection:
+                assert [p.app for p in lb.OwnerSurface(owner_connection).pending()] == [APP]
+            statuses = private.stop()  # SIGTERM while the pick waits for the owner
+            picker.join(30)
+            assert statuses == {"lightbox-picker": 0, "lightbox-auth": 0}
+            assert len(outcome) == 1 and isinstance(outcome[0], lb.LightboxError), outcome
+            assert outcome[0].code == "cancelled"
+        finally:
+            connection.close()

@@ -9,6 +9,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 
 import pytest
 
@@ -187,11 +188,11 @@ def test_uti_conformance_tree():
 
 def test_uti_table_matches_swift_source():
     """The parents table is a copy of UTType.swift's; catch drift when the Swift one changes."""
-    swift = os.path.join(GOLDEN, "..", "..", "..", "Shared", "LightboxProtocol", "UTType.swift")
+    swift = os.path.normpath(os.path.join(GOLDEN, "..", "..", "..", "Shared", "LightboxProtocol", "UTType.swift"))
     if not os.path.exists(swift):
         pytest.skip("UTType.swift not found")
-    import re
-    source = open(swift, encoding="utf-8").read()
+    with open(swift, encoding="utf-8") as handle:
+        source = handle.read()
     constants = dict(re.findall(r'static let (\w+) = UTType\("([^"]+)"\)', source))
     table = source[source.index("static let parents"):]
     table = table[:table.index("]\n\n")]
