@@ -62,8 +62,8 @@ struct BenchCommand: AsyncParsableCommand {
             let bar = ProgressBar("lightbox load")
             let lightboxStart = ContinuousClock.now
             let provider = ItemProvider(item.itemProvider.descriptor, connection: app)
-            let completion = try await provider.streamForBenchmark(to: work.appendingPathComponent("out-lightbox"),
-                                                                   credit: credit, chunkSize: chunkKb << 10) {
+            let completion = try await provider.loadFileRepresentation(to: work.appendingPathComponent("out-lightbox"),
+                                                                       credit: credit, chunkSize: chunkKb << 10) {
                 bar.update(bytes: $0.completed, of: $0.total)
             }
             let lightboxSeconds = (ContinuousClock.now - lightboxStart).seconds

@@ -42,6 +42,11 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
                         frameCount: frameCount, duration: duration, creationDate: creationDate)
     }
 
+    /// Library order, newest first (the order `Catalog.allAssets` reads them in).
+    static func precedesInLibrary(_ first: AssetRecord, _ second: AssetRecord) -> Bool {
+        first.creationDate != second.creationDate ? first.creationDate > second.creationDate : first.identifier < second.identifier
+    }
+
     /// The name an app would save it under, without extension (NSItemProvider.suggestedName).
     var suggestedName: String {
         (fileName as NSString).deletingPathExtension

@@ -235,11 +235,7 @@ public final class PickerService: Sendable {
         // Claim the session before issuing tokens so a concurrent choose or cancel cannot answer twice.
         guard let claimed = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
         var chosen = body.assets.map { found[$0]! }
-        if configuration.selection == .default {
-            let order = try await catalog.allAssets().map(\.identifier)
-            let rank = Dictionary(uniqueKeysWithValues: order.enumerated().map { ($1, $0) })
-            chosen.sort { rank[$0.identifier, default: 0] < rank[$1.identifier, default: 0] }
-        }
+        if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
         var results: [PickerResult] = []
         for asset in chosen {
             let grant = try await tokens.issue(app: claimed.app, asset: asset.identifier, pick: claimed.id)

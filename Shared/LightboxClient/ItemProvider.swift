@@ -43,10 +43,11 @@ public struct ItemProvider: Sendable {
     }
 
     /// Streams the representation into a file at `destination` that the caller owns (it is not
-    /// deleted afterwards). Memory stays within a few chunks whatever the file's size.
+    /// deleted afterwards). Memory stays within `credit` chunks whatever the file's size.
     @discardableResult
     public func loadFileRepresentation(
-        for type: UTType? = nil, to destination: URL, progress: @Sendable (LoadProgress) -> Void = { _ in }
+        for type: UTType? = nil, to destination: URL, credit: Int = LoadRequest.defaultCredit,
+        chunkSize: Int = LoadRequest.defaultChunkSize, progress: @Sendable (LoadProgress) -> Void = { _ in }
     ) async throws -> StreamCompletion {
         let directory = destination.deletingLastPathComponent()
         let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
@@ -57,7 +58,9 @@ public struct ItemProvider: Sendable {
             let handle = try FileHandle(forWritingTo: partial)
             let completion: StreamCompletion
             do {
-                completion = try await stream(type: type, progress: progress) { try handle.write(contentsOf: $0) }
+                completion = try await stream(type: type, credit: credit, chunkSize: chunkSize, progress: progress) {
+                    try handle.write(contentsOf: $0)
+                }
                 try handle.close()
             } catch {
                 try? handle.close()
@@ -71,20 +74,6 @@ public struct ItemProvider: Sendable {
         } catch {
             try? FileManager.default.removeItem(at: partial)
             throw error
-        }
-    }
-
-    /// A file load with an explicit window and chunk size, for `lightbox bench`.
-    public func streamForBenchmark(
-        to destination: URL, credit: Int, chunkSize: Int, progress: @Sendable (LoadProgress) -> Void
-    ) async throws -> StreamCompletion {
-        guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
-            throw LightboxError(.notFound, "Cannot create \(destination.path).")
-        }
-        let handle = try FileHandle(forWritingTo: destination)
-        defer { try? handle.close() }
-        return try await stream(type: nil, credit: credit, chunkSize: chunkSize, progress: progress) {
-            try handle.write(contentsOf: $0)
         }
     }
 
