@@ -3,7 +3,7 @@
 # Called by `make run` and `make test`; safe to run again.
 set -euo pipefail
 
-apt_packages=(libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev)
+apt_packages=(libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev)
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()

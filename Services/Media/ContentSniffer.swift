@@ -32,6 +32,7 @@ public enum ContentSniffer {
         return nil
     }
 
+    /// Throws only `MediaError` (untyped for the same reason as `MetadataReader.read(fileAt:)`).
     public static func sniff(fileAt url: URL) throws -> UTType? {
         try sniff(FileBytes(url).read(at: 0, count: headerLength))
     }

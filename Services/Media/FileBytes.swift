@@ -6,7 +6,7 @@ final class FileBytes {
     let size: UInt64
     private let handle: FileHandle
 
-    init(_ url: URL) throws {
+    init(_ url: URL) throws(MediaError) {
         self.url = url
         do {
             handle = try FileHandle(forReadingFrom: url)
@@ -19,14 +19,18 @@ final class FileBytes {
     deinit { try? handle.close() }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
-    func read(at offset: UInt64, count: Int) throws -> Data {
+    func read(at offset: UInt64, count: Int) throws(MediaError) -> Data {
         guard offset < size, count > 0 else { return Data() }
-        try handle.seek(toOffset: offset)
-        return try handle.read(upToCount: count) ?? Data()
+        do {
+            try handle.seek(toOffset: offset)
+            return try handle.read(upToCount: count) ?? Data()
+        } catch {
+            throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
+        }
     }
 
     /// Exactly `count` bytes at `offset`, or a `malformed` error naming what was cut short.
-    func readExactly(at offset: UInt64, count: Int, what: String) throws -> Data {
+    func readExactly(at offset: UInt64, count: Int, what: String) throws(MediaError) -> Data {
         let data = try read(at: offset, count: count)
         guard data.count == count else {
             throw MediaError(.malformed, "\(url.lastPathComponent) ends inside its \(what) (truncated file?)")

@@ -1,59 +1,78 @@
-import CExif
 import Foundation
 
-/// JPEG: pixel size from the frame header (SOFn), capture date from EXIF through libexif.
+/// JPEG: pixel size from the frame header (SOFn), everything else from the first EXIF APP1 segment
+/// through libexif. Walks the marker segments by seeking and stops at the frame header, so the
+/// entropy-coded data is never read.
 enum JPEGReader {
-    static func read(_ file: FileBytes) throws -> MediaMetadata {
+    static let xmpSignature = Data("http://ns.adobe.com/xap/1.0/\0".utf8)
+    /// How far past a segment's end to look for the next marker when a writer left stray bytes.
+    static let resyncWindow = 64 * 1024
+
+    static func read(_ file: FileBytes) throws(MediaError) -> MediaMetadata {
         var metadata = MediaMetadata(type: .jpeg)
+        metadata.hasAlpha = false
+        metadata.frameCount = 1
+        let name = file.url.lastPathComponent
+        var exifBlock: Data?
         var offset: UInt64 = 2
-        // Walk the marker segments up to the first frame header.
-        while offset + 4 <= file.size {
-            let marker = try file.readExactly(at: offset, count: 4, what: "marker segments")
-            guard marker[0] == 0xFF else {
-                throw MediaError(.malformed, "\(file.url.lastPathComponent) has a broken JPEG marker at byte \(offset)")
+        segments: while offset + 4 <= file.size {
+            let marker = try file.readExactly(at: offset, count: 2, what: "marker segments")
+            guard marker[marker.startIndex] == 0xFF else {
+                // libjpeg skips garbage between segments (a segment one byte longer than its
+                // length says, for one); so does Lightbox, or such photos would not import.
+                offset = try nextMarker(in: file, from: offset)
+                continue
             }
-            let code = marker[1]
-            if code == 0xFF { offset += 1; continue }  // fill byte
-            let length = UInt64(marker.uint16BE(at: 2))
-            if (0xC0...0xCF).contains(code), ![0xC4, 0xC8, 0xCC].contains(code) {
-                let frame = try file.readExactly(at: offset + 4, count: 5, what: "frame header")
-                metadata.pixelHeight = Int(frame.uint16BE(at: 1))
-                metadata.pixelWidth = Int(frame.uint16BE(at: 3))
+            let code = marker[marker.startIndex + 1]
+            switch code {
+            case 0xFF:  // fill byte before a marker
+                offset += 1
+                continue
+            case 0x01, 0xD0...0xD8:  // markers without a length
+                offset += 2
+                continue
+            case 0xD9, 0xDA:  // end of image, or the scan began before any frame header
+                break segments
+            default:
                 break
             }
-            if code == 0xDA || code == 0xD9 { break }
-            offset += 2 + length
+            let length = UInt64(try file.readExactly(at: offset + 2, count: 2, what: "segment length").uint16BE(at: 0))
+            guard length >= 2 else { throw MediaError(.malformed, "\(name) has a JPEG segment with an impossible length at byte \(offset)") }
+            let payloadStart = offset + 4
+            let payloadLength = Int(length - 2)
+            if (0xC0...0xCF).contains(code), ![0xC4, 0xC8, 0xCC].contains(code) {
+                let frame = try file.readExactly(at: payloadStart, count: 5, what: "frame header")
+                metadata.pixelHeight = Int(frame.uint16BE(at: 1))
+                metadata.pixelWidth = Int(frame.uint16BE(at: 3))
+                break segments
+            }
+            if code == 0xE1 {
+                let signature = try file.read(at: payloadStart, count: min(payloadLength, xmpSignature.count))
+                if signature.starts(with: EXIFReader.blockHeader), exifBlock == nil {
+                    exifBlock = try file.read(at: payloadStart, count: payloadLength)
+                } else if signature.starts(with: xmpSignature) {
+                    metadata.hasXMP = true
+                }
+            }
+            offset = payloadStart + UInt64(payloadLength)
         }
-        guard metadata.pixelWidth != nil else {
-            throw MediaError(.malformed, "\(file.url.lastPathComponent) has no JPEG frame header (truncated file?)")
+        guard let width = metadata.pixelWidth, let height = metadata.pixelHeight, width > 0, height > 0 else {
+            throw MediaError(.malformed, "\(name) has no JPEG frame header with a pixel size (truncated file?)")
         }
-        metadata.creationDate = EXIFDate.dateTimeOriginal(ofFileAt: file.url)
+        if let exifBlock { metadata.apply(EXIFReader.tags(inBlock: exifBlock)) }
         return metadata
     }
-}
 
-/// EXIF date fields through libexif.
-enum EXIFDate {
-    static func dateTimeOriginal(ofFileAt url: URL) -> Date? {
-        guard let data = exif_data_new_from_file(url.path) else { return nil }
-        defer { exif_data_unref(data) }
-        let ifds = data.pointee.ifd
-        for (content, tag) in [(ifds.2, EXIF_TAG_DATE_TIME_ORIGINAL), (ifds.0, EXIF_TAG_DATE_TIME)] {
-            guard let content, let entry = exif_content_get_entry(content, tag) else { continue }
-            var buffer = [CChar](repeating: 0, count: 64)
-            exif_entry_get_value(entry, &buffer, UInt32(buffer.count))
-            let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let date = parse(text) { return date }
+    /// The offset of the next 0xFF that starts a marker (not a fill byte), within `resyncWindow`.
+    static func nextMarker(in file: FileBytes, from offset: UInt64) throws(MediaError) -> UInt64 {
+        let window = try file.read(at: offset, count: resyncWindow)
+        var index = window.startIndex
+        while index + 1 < window.endIndex {
+            if window[index] == 0xFF, window[index + 1] != 0x00, window[index + 1] != 0xFF {
+                return offset + UInt64(index - window.startIndex)
+            }
+            index += 1
         }
-        return nil
-    }
-
-    /// `2024:06:01 12:30:45`, read as UTC: EXIF dates carry no zone.
-    static func parse(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy:MM:dd HH:mm:ss"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        throw MediaError(.malformed, "\(file.url.lastPathComponent) has a broken JPEG marker at byte \(offset)")
     }
 }

@@ -1,18 +1,65 @@
 import Foundation
 import LightboxProtocol
 
-/// What the catalog learns from a file: its type, pixel size (from the image data itself),
-/// animation, duration and capture date.
+/// What the catalog learns from a file without decoding its pixels: its type, pixel size (from the
+/// image data itself, never only from EXIF), animation, duration, capture date, and the camera,
+/// location and movie facts an app sees through `imageProperties`.
+///
+/// Every field past `type` is optional or defaults to "not there": a reader fills what its format
+/// carries, and a file that lacks a fact leaves it empty rather than guessing.
 public struct MediaMetadata: Sendable, Hashable {
     public var type: UTType
+    /// As stored, before `orientation` or `rotation` are applied (as ImageIO reports it).
     public var pixelWidth: Int?
     public var pixelHeight: Int?
     public var isAnimated = false
+    /// 1 for a still image, an animation's frames, a movie's video frames (when its header says).
     public var frameCount: Int?
     /// Seconds, for movies and animations.
     public var duration: Double?
-    /// When it was taken (EXIF DateTimeOriginal, read as UTC; or a movie's creation time).
+    /// When it was taken: EXIF DateTimeOriginal (else DateTime), read as UTC unless
+    /// OffsetTimeOriginal gives the zone; for a movie, QuickTime's creationdate, else creation_time.
     public var creationDate: Date?
+
+    // MARK: Image
+
+    /// EXIF orientation, 1–8 (1: as stored, 6: turn 90° clockwise to show). Empty when the file says
+    /// nothing, which means 1.
+    public var orientation: Int?
+    /// Whether the pixels carry transparency (an alpha channel, a PNG tRNS chunk, a GIF transparent
+    /// colour). Empty for movies.
+    public var hasAlpha: Bool?
+    /// WebP: whether every frame is VP8L (lossless). Empty for other formats.
+    public var isLossless: Bool?
+    /// Animations: how often the animation plays again; 0 means forever. Empty when the file does
+    /// not say, which means it plays once.
+    public var loopCount: Int?
+    /// Animations: how long the first frame shows, in seconds (ImageIO's DelayTime at index 0).
+    public var firstFrameDelay: Double?
+
+    // MARK: Camera (EXIF, or a movie's QuickTime metadata)
+
+    public var cameraMake: String?
+    public var cameraModel: String?
+    /// EXIF DateTimeOriginal exactly as written, e.g. `2024:06:01 12:30:45` (no zone).
+    public var dateTimeOriginal: String?
+    /// Seconds.
+    public var exposureTime: Double?
+    public var fNumber: Double?
+    /// EXIF ISOSpeedRatings (the first value).
+    public var isoSpeed: Int?
+    /// Where it was taken.
+    public var location: GeoLocation?
+    /// Whether the file carries an EXIF block (even one Lightbox could not use) or XMP.
+    public var hasEXIF = false
+    public var hasXMP = false
+
+    // MARK: Movie
+
+    /// The video track's codec, by FFmpeg's short name (`h264`, `hevc`, `mpeg4`…).
+    public var codec: String?
+    /// Degrees clockwise (0, 90, 180 or 270) to turn the stored frames for display.
+    public var rotation: Int?
 
     public init(type: UTType) {
         self.type = type
@@ -21,22 +68,4 @@ public struct MediaMetadata: Sendable, Hashable {
     public var mediaType: MediaType { type.isMovie ? .video : .image }
 
     public var subtypes: Set<MediaSubtype> { isAnimated && mediaType == .image ? [.animated] : [] }
-}
-
-/// Reads `MediaMetadata` from any file Lightbox can import.
-public enum MetadataReader {
-    public static func read(fileAt url: URL) throws -> MediaMetadata {
-        let file = try FileBytes(url)
-        guard file.size > 0 else { throw MediaError(.malformed, "\(url.lastPathComponent) is empty") }
-        guard let type = ContentSniffer.sniff(try file.read(at: 0, count: ContentSniffer.headerLength)) else {
-            throw MediaError(.unsupportedFormat, "\(url.lastPathComponent) is not JPEG, PNG, HEIC, WebP, GIF, MP4 or MOV")
-        }
-        switch type {
-        case .jpeg: return try JPEGReader.read(file)
-        case .png: return try PNGReader.read(file)
-        case .gif: return try GIFReader.read(file)
-        case .webP: return try WebPReader.read(file)
-        default: return try ISOMediaReader.read(file, type: type)
-        }
-    }
 }

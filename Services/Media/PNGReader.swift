@@ -1,26 +1,65 @@
 import Foundation
 
-/// PNG: pixel size from IHDR; an `acTL` chunk before the image data makes it an animated PNG.
+/// PNG and APNG: pixel size and alpha from IHDR (and tRNS), animation from acTL and the frames'
+/// fcTL delays, EXIF from eXIf, XMP from its iTXt. Walks the chunk list by seeking: only chunk
+/// headers and the small chunks above are read, never the image data.
 enum PNGReader {
-    static func read(_ file: FileBytes) throws -> MediaMetadata {
+    static let xmpKeyword = Data("XML:com.adobe.xmp\0".utf8)
+    /// libexif reads at most 64 KB of a block anyway; a larger eXIf length is a broken file.
+    static let maximumEXIFLength: UInt64 = 1 << 20
+
+    static func read(_ file: FileBytes) throws(MediaError) -> MediaMetadata {
         var metadata = MediaMetadata(type: .png)
+        let name = file.url.lastPathComponent
         let header = try file.readExactly(at: 8, count: 25, what: "IHDR chunk")
         guard header.ascii(at: 4, count: 4) == "IHDR" else {
-            throw MediaError(.malformed, "\(file.url.lastPathComponent) does not start with an IHDR chunk")
+            throw MediaError(.malformed, "\(name) does not start with an IHDR chunk")
         }
         metadata.pixelWidth = Int(header.uint32BE(at: 8))
         metadata.pixelHeight = Int(header.uint32BE(at: 12))
+        let colorType = header[header.startIndex + 17]
+        metadata.hasAlpha = colorType == 4 || colorType == 6  // grey + alpha, RGBA
+        metadata.frameCount = 1
+        var animationFrames: Int?
+        var plays: Int?
+        var delays: [Double] = []
         var offset: UInt64 = 8
         while offset + 8 <= file.size {
             let chunk = try file.readExactly(at: offset, count: 8, what: "chunk list")
+            let length = UInt64(chunk.uint32BE(at: 0))
             let type = chunk.ascii(at: 4, count: 4)
-            if type == "acTL" {
-                let control = try file.readExactly(at: offset + 8, count: 8, what: "acTL chunk")
-                metadata.isAnimated = true
-                metadata.frameCount = Int(control.uint32BE(at: 0))
+            let content = offset + 8
+            switch type {
+            case "tRNS":
+                metadata.hasAlpha = true
+            case "acTL":
+                let control = try file.readExactly(at: content, count: 8, what: "acTL chunk")
+                animationFrames = Int(control.uint32BE(at: 0))
+                plays = Int(control.uint32BE(at: 4))
+            case "fcTL":
+                let control = try file.readExactly(at: content, count: 26, what: "fcTL chunk")
+                let numerator = Double(control.uint16BE(at: 20))
+                let denominator = Double(control.uint16BE(at: 22))
+                delays.append(numerator / (denominator == 0 ? 100 : denominator))  // 0 means 1/100 s units
+            case "eXIf" where length <= maximumEXIFLength:
+                metadata.apply(EXIFReader.tags(inTIFF: try file.readExactly(at: content, count: Int(length), what: "eXIf chunk")))
+            case "iTXt":
+                let keyword = try file.read(at: content, count: xmpKeyword.count)
+                metadata.hasXMP = metadata.hasXMP || keyword == xmpKeyword
+            case "IEND":
+                offset = file.size
+                continue
+            default:
+                break
             }
-            if type == "IDAT" || type == "IEND" { break }
-            offset += 12 + UInt64(chunk.uint32BE(at: 0))
+            offset = content + length + 4  // data and CRC
+        }
+        if let animationFrames, animationFrames > 1 {
+            metadata.isAnimated = true
+            metadata.frameCount = animationFrames
+            metadata.loopCount = plays
+            metadata.firstFrameDelay = delays.first
+            metadata.duration = delays.reduce(0, +)
         }
         return metadata
     }

@@ -15,6 +15,11 @@ struct ExpectedSample: Sendable, CustomTestStringConvertible {
     var frames: Int
     var duration: Double?
     var dateOriginal: String
+    var make: String
+    var model: String
+    var latitude: Double?
+    var longitude: Double?
+    var orientation: Int?
 
     var testDescription: String { file }
 
@@ -23,10 +28,12 @@ struct ExpectedSample: Sendable, CustomTestStringConvertible {
     static func all() -> [ExpectedSample] {
         let text = (try? String(contentsOf: samples.appendingPathComponent("EXPECTED.tsv"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").dropFirst().map { line in
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            f += Array(repeating: "", count: max(0, 14 - f.count))
             return ExpectedSample(file: f[0], type: UTType(f[1]), mediaType: MediaType(rawValue: f[2])!, width: Int(f[3])!,
                                   height: Int(f[4])!, isAnimated: f[5] == "1", frames: Int(f[6]) ?? 1, duration: Double(f[7]),
-                                  dateOriginal: f[8])
+                                  dateOriginal: f[8], make: f[9], model: f[10], latitude: Double(f[11]), longitude: Double(f[12]),
+                                  orientation: Int(f[13]))
         }
     }
 }
@@ -49,11 +56,18 @@ struct ExpectedSample: Sendable, CustomTestStringConvertible {
             #expect(metadata.isAnimated == expected.isAnimated)
             #expect(metadata.subtypes.contains(.animated) == expected.isAnimated)
         }
-        if expected.isAnimated {
-            #expect(metadata.frameCount == expected.frames)
-        }
+        #expect(metadata.frameCount == expected.frames)
         if let duration = expected.duration {
             #expect(abs((metadata.duration ?? -1) - duration) < 0.01)
+        }
+        #expect(metadata.cameraMake == (expected.make.isEmpty ? nil : expected.make))
+        #expect(metadata.cameraModel == (expected.model.isEmpty ? nil : expected.model))
+        #expect(metadata.orientation == expected.orientation)
+        if let latitude = expected.latitude, let longitude = expected.longitude {
+            let location = try #require(metadata.location)
+            #expect(abs(location.latitude - latitude) < 1e-4 && abs(location.longitude - longitude) < 1e-4)
+        } else {
+            #expect(metadata.location == nil)
         }
         if !expected.dateOriginal.isEmpty {
             let text = expected.dateOriginal.hasSuffix("Z") ? expected.dateOriginal : expected.dateOriginal + "Z"

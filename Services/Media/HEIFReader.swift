@@ -1,0 +1,71 @@
+import CHeif
+import Foundation
+
+/// HEIC through libheif: the primary image's size and alpha, and its EXIF block through libexif.
+/// libheif parses the box structure only; no image is decoded.
+enum HEIFReader {
+    /// libheif sets up its plugin registry on first use; doing it once, up front, keeps concurrent
+    /// imports from racing on it.
+    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    /// EXIF blocks larger than this are broken files (libexif reads at most 64 KB anyway).
+    static let maximumEXIFSize = 1 << 20
+
+    static func read(_ file: FileBytes) throws(MediaError) -> MediaMetadata {
+        let name = file.url.lastPathComponent
+        _ = initialized
+        guard let context = heif_context_alloc() else {
+            throw MediaError(.unreadable, "Cannot read \(name): libheif could not allocate a context")
+        }
+        defer { heif_context_free(context) }
+        let opened = heif_context_read_from_file(context, file.url.path, nil)
+        guard opened.code == heif_error_Ok else {
+            throw MediaError(.malformed, "\(name) is not a readable HEIF file: \(String(cString: opened.message))")
+        }
+        var primary: OpaquePointer?
+        let found = heif_context_get_primary_image_handle(context, &primary)
+        guard found.code == heif_error_Ok, let handle = primary else {
+            throw MediaError(.malformed, "\(name) has no primary image: \(String(cString: found.message))")
+        }
+        defer { heif_image_handle_release(handle) }
+
+        var metadata = MediaMetadata(type: .heic)
+        // The stored size, before libheif's rotation (irot) and mirroring (imir) are applied, to
+        // match ImageIO and the EXIF orientation that comes with it.
+        metadata.pixelWidth = Int(heif_image_handle_get_ispe_width(handle))
+        metadata.pixelHeight = Int(heif_image_handle_get_ispe_height(handle))
+        guard let width = metadata.pixelWidth, let height = metadata.pixelHeight, width > 0, height > 0 else {
+            throw MediaError(.malformed, "\(name) gives its primary image no size (no ispe property)")
+        }
+        metadata.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
+        metadata.frameCount = 1
+        if let exif = exifBlock(handle) { metadata.apply(EXIFReader.tags(inTIFF: exif)) }
+        metadata.hasXMP = metadataIdentifiers(handle, type: "mime").contains { identifier in
+            heif_image_handle_get_metadata_content_type(handle, identifier).map { String(cString: $0) } == "application/rdf+xml"
+        }
+        return metadata
+    }
+
+    /// The TIFF data of the first Exif item. The item starts with a 4-byte big-endian offset from
+    /// there to the TIFF header (usually 6, skipping an `Exif\0\0` some writers keep).
+    static func exifBlock(_ handle: OpaquePointer) -> Data? {
+        for identifier in metadataIdentifiers(handle, type: "Exif") {
+            let size = heif_image_handle_get_metadata_size(handle, identifier)
+            guard size > 4, size <= maximumEXIFSize else { continue }
+            var item = Data(count: size)
+            let copied = item.withUnsafeMutableBytes { heif_image_handle_get_metadata(handle, identifier, $0.baseAddress) }
+            guard copied.code == heif_error_Ok else { continue }
+            let tiffOffset = 4 + Int(item.uint32BE(at: 0))
+            guard tiffOffset < size else { continue }
+            return item.subdata(in: tiffOffset..<size)
+        }
+        return nil
+    }
+
+    static func metadataIdentifiers(_ handle: OpaquePointer, type: String) -> [heif_item_id] {
+        let count = Int(heif_image_handle_get_number_of_metadata_blocks(handle, type))
+        guard count > 0 else { return [] }
+        var identifiers = [heif_item_id](repeating: 0, count: count)
+        let listed = Int(heif_image_handle_get_list_of_metadata_block_IDs(handle, type, &identifiers, Int32(count)))
+        return Array(identifiers.prefix(max(0, listed)))
+    }
+}
