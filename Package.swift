@@ -21,6 +21,8 @@ let package = Package(
         .systemLibrary(name: "CSodium", path: "Shared/CSodium"),
         .systemLibrary(name: "CExif", path: "Shared/CExif"),
         .systemLibrary(name: "CWebP", path: "Shared/CWebP"),
+        .systemLibrary(name: "CHeif", path: "Shared/CHeif"),
+        .systemLibrary(name: "CAVFormat", path: "Shared/CAVFormat"),
 
         .target(name: "LightboxProtocol", path: "Shared/LightboxProtocol"),
         .target(
@@ -43,7 +45,7 @@ let package = Package(
             path: "Shared/LightboxStorage"
         ),
 
-        .target(name: "Media", dependencies: ["CExif", "CWebP", "LightboxProtocol"], path: "Services/Media"),
+        .target(name: "Media", dependencies: ["CExif", "CWebP", "CHeif", "CAVFormat", "LightboxProtocol"], path: "Services/Media"),
         .target(
             name: "Auth",
             dependencies: [

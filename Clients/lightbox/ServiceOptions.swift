@@ -29,12 +29,24 @@ struct ServiceOptions: ParsableArguments {
         AppRegistryClient(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: .seconds(timeout)))
     }
 
-    func pickerAsApp(_ app: String) async throws -> DealerConnection {
-        let keyPair: CurveKeyPair
-        do { keyPair = try directory.appKeyPair(app) } catch {
+    func settingsAsOwner() async throws -> OwnerSettings {
+        OwnerSettings(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: .seconds(timeout)))
+    }
+
+    func libraryAsApp(_ app: String) async throws -> PhotoLibrary {
+        let keyPair = try appKeyPair(app)
+        return PhotoLibrary(auth: try await directory.connectToAuth(as: keyPair, timeout: .seconds(timeout)),
+                            picker: try await directory.connectToPicker(as: keyPair, timeout: .seconds(timeout)))
+    }
+
+    func appKeyPair(_ app: String) throws -> CurveKeyPair {
+        do { return try directory.appKeyPair(app) } catch {
             throw ValidationError("No key for app \"\(app)\" in \(data)/apps/; run `lightbox app register \(app) --name …` first.")
         }
-        return try await directory.connectToPicker(as: keyPair, timeout: .seconds(timeout))
+    }
+
+    func pickerAsApp(_ app: String) async throws -> DealerConnection {
+        try await directory.connectToPicker(as: try appKeyPair(app), timeout: .seconds(timeout))
     }
 }
 

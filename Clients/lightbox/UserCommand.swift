@@ -3,11 +3,20 @@ import Foundation
 import LightboxClient
 import LightboxProtocol
 
+extension SetAccessRequest.ReadWrite: ExpressibleByArgument {}
+extension SetAccessRequest.AddOnly: ExpressibleByArgument {}
+extension PromptAnswer: ExpressibleByArgument {}
+extension AccessLevel: ExpressibleByArgument {}
+extension MediaType: ExpressibleByArgument {}
+
 /// The owner's terminal surface.
 struct UserCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user", abstract: "The owner's surface: answer picks, revoke tokens, run a scripted owner.",
-        subcommands: [Pending.self, Assets.self, Choose.self, Cancel.self, Revoke.self, Auto.self])
+        subcommands: [
+            Pending.self, Assets.self, Choose.self, Cancel.self, Revoke.self, Apps.self, Access.self, Prompts.self,
+            Answer.self, Audit.self, Auto.self,
+        ])
 
     struct Pending: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List picks waiting for you.")
@@ -31,10 +40,7 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "Only what this pick's filter lets through.") var pick: String?
 
         func run() async throws {
-            for asset in try await services.pickerAsOwner().assets(for: pick) {
-                let size = asset.pixelWidth.map { "\($0)x\(asset.pixelHeight ?? 0)" } ?? "-"
-                print("\(asset.identifier)\t\(asset.fileName)\t\(asset.type)\t\(size)\t\(asset.creationDate.formatted(.iso8601))")
-            }
+            for asset in try await services.pickerAsOwner().assets(for: pick) { print(describe(asset)) }
         }
     }
 
@@ -78,34 +84,147 @@ struct UserCommand: AsyncParsableCommand {
         }
     }
 
+    struct Apps: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List apps with their statuses and limited-selection sizes.")
+        @OptionGroup var services: ServiceOptions
+
+        func run() async throws {
+            for app in try await services.settingsAsOwner().apps() {
+                print("\(app.app)\t\(app.name)\treadWrite: \(app.readWrite)\taddOnly: \(app.addOnly)\tselection: \(app.selectionCount)")
+            }
+        }
+    }
+
+    struct Access: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change an app's library access (the owner's settings).",
+            discussion: "restricted is the owner's policy: no prompt can change it. --reset goes back to notDetermined.")
+        @OptionGroup var services: ServiceOptions
+        @Argument(help: "The app id.") var app: String
+        @Option(help: "full, limited, none or restricted.") var readWrite: SetAccessRequest.ReadWrite?
+        @Option(help: "allow, none or restricted.") var addOnly: SetAccessRequest.AddOnly?
+        @Option(parsing: .upToNextOption, help: "The whole limited selection (asset identifiers).") var select: [String] = []
+        @Flag(help: "Back to notDetermined at both levels; the selection is cleared.") var reset = false
+
+        func validate() throws {
+            guard reset || readWrite != nil || addOnly != nil || !select.isEmpty else {
+                throw ValidationError("Give --read-write, --add-only, --select or --reset.")
+            }
+        }
+
+        func run() async throws {
+            let request = SetAccessRequest(app: app, readWrite: readWrite, addOnly: addOnly, selection: select.isEmpty ? nil : select,
+                                           reset: reset ? true : nil)
+            let result = try await services.settingsAsOwner().setAccess(request)
+            let access = result.access
+            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\tchange \(result.token)")
+        }
+    }
+
+    struct Prompts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List prompts waiting for you (authorization and limited-library picker).")
+        @OptionGroup var services: ServiceOptions
+        @Option(help: "Seconds to wait for a prompt when none is open.") var wait = 0
+
+        func run() async throws {
+            let prompts = try await services.settingsAsOwner().prompts(waitingUpTo: .seconds(wait))
+            if prompts.isEmpty { note("no open prompts") }
+            for prompt in prompts {
+                switch prompt.kind {
+                case .authorization:
+                    let choices = prompt.level == .addOnly ? "allow | deny" : "full | limited --select IDs… | deny"
+                    print("\(prompt.prompt)\t\(prompt.appName) asks for \(prompt.level?.rawValue ?? "?") access: \"\(prompt.usageDescription ?? "")\"\tanswer: \(choices)")
+                case .limitedLibrary:
+                    print("\(prompt.prompt)\t\(prompt.appName) may see \(prompt.selection.count) asset(s); edit with: answer \(prompt.prompt) done --select IDs…")
+                }
+            }
+        }
+    }
+
+    struct Answer: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Answer a prompt: full, limited, deny, allow, or done (limited-library picker).")
+        @OptionGroup var services: ServiceOptions
+        @Argument(help: "The prompt id from `lightbox user prompts`.") var prompt: String
+        @Argument(help: "full, limited, deny, allow or done.") var answer: PromptAnswer
+        @Option(parsing: .upToNextOption, help: "With limited or done: the whole selection (asset identifiers).") var select: [String] = []
+
+        func run() async throws {
+            try await services.settingsAsOwner().answer(prompt, answer, selection: select.isEmpty ? nil : select)
+            print("answered \(prompt): \(answer)")
+        }
+    }
+
+    struct Audit: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show recorded decisions, for every app or one.")
+        @OptionGroup var services: ServiceOptions
+        @Argument(help: "Only this app.") var app: String?
+        @Option(help: "How many of the newest entries.") var limit = 200
+
+        func run() async throws {
+            for entry in try await services.settingsAsOwner().audit(app: app, limit: limit) {
+                print("\(entry.at.formatted(.iso8601))\t\(entry.app)\t\(entry.operation)\t\(entry.assetCount)\t\(entry.outcome)")
+            }
+        }
+    }
+
     struct Auto: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "A scripted owner for tests and demos: answers every pick by a policy file.",
+            abstract: "A scripted owner for tests and demos: answers picks and prompts by a policy file.",
             discussion: """
             Policy (JSON): {"action":"choose","strategy":"newest","count":2} — strategies: newest, oldest, \
             named (with "files":["harbour.jpg"]); {"action":"cancel"}; per-app rules under "apps": \
-            {"demo":{…}}. Runs until Ctrl-C, or until --max-picks picks are answered.
+            {"demo":{…}}. Prompts: "prompts":{"readWrite":"full|limited|deny","addOnly":"allow|deny", \
+            "selection":{"files":[…]},"expand":{"strategy":"newest","count":1}}. Runs until Ctrl-C, or \
+            until the --max-picks and --max-prompts given are reached.
             """)
         @OptionGroup var services: ServiceOptions
         @Option(help: "The policy file.") var policy: String
-        @Option(help: "Stop after answering this many picks (0 = run until stopped).") var maxPicks = 0
+        @Option(help: "Stop once this many picks are answered (and any --max-prompts reached).") var maxPicks: Int?
+        @Option(help: "Stop once this many prompts are answered (and any --max-picks reached).") var maxPrompts: Int?
 
         func run() async throws {
             let policy = try OwnerPolicy.load(from: URL(fileURLWithPath: self.policy))
-            let owner = try await services.pickerAsOwner()
+            let picker = try await services.pickerAsOwner()
+            let settings = try await services.settingsAsOwner()
+            let maxPicks = self.maxPicks
+            let maxPrompts = self.maxPrompts
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                // A loop stopped because the other reached its limit ends quietly.
+                group.addTask {
+                    do { return try await answerPicks(policy, picker, limit: maxPicks) } catch where Task.isCancelled { return false }
+                }
+                if policy.prompts != nil || maxPrompts != nil {
+                    group.addTask {
+                        do { return try await answerPrompts(policy, settings, picker, limit: maxPrompts) } catch where Task.isCancelled { return false }
+                    }
+                }
+                // Done when every loop that has a limit has reached it.
+                var open = (maxPicks == nil ? 0 : 1) + (maxPrompts == nil ? 0 : 1)
+                guard open > 0 else {
+                    for try await _ in group {}
+                    return
+                }
+                for try await reachedLimit in group where reachedLimit {
+                    open -= 1
+                    if open == 0 { group.cancelAll() }
+                }
+            }
+        }
+
+        /// Answers picks until `limit` are done (true), or forever.
+        func answerPicks(_ policy: OwnerPolicy, _ owner: OwnerSurface, limit: Int?) async throws -> Bool {
             var answered = 0
-            while maxPicks == 0 || answered < maxPicks {
+            while !Task.isCancelled {
+                if let limit, answered >= limit { return true }
                 let picks: [PendingPick]
                 do {
-                    picks = try await owner.pendingPicks(waitingUpTo: .seconds(5))
-                } catch let error as LightboxError where error.code == .timeout {
-                    note("lightbox-picker did not answer; retrying")
+                    picks = try await owner.pendingPicks(waitingUpTo: .seconds(2))
+                } catch let error as LightboxError where error.code == .timeout || error.code == .cancelled {
                     continue
                 }
                 for pick in picks {
-                    let decision = try await policy.decide(pick, candidates: owner.assets(for: pick.pick))
                     do {
-                        switch decision {
+                        switch policy.decide(pick, candidates: try await owner.assets(for: pick.pick)) {
                         case .cancel:
                             try await owner.cancel(pick.pick)
                             print("cancelled \(pick.pick) for \(pick.app)")
@@ -117,9 +236,42 @@ struct UserCommand: AsyncParsableCommand {
                         continue  // another surface answered it first
                     }
                     answered += 1
-                    if maxPicks > 0, answered >= maxPicks { break }
                 }
             }
+            return false
+        }
+
+        /// Answers prompts until `limit` are done (true), or forever.
+        func answerPrompts(_ policy: OwnerPolicy, _ settings: OwnerSettings, _ picker: OwnerSurface, limit: Int?) async throws -> Bool {
+            var answered = 0
+            var seen = Set<String>()
+            while !Task.isCancelled {
+                if let limit, answered >= limit { return true }
+                let prompts: [OwnerPrompt]
+                do {
+                    prompts = try await settings.prompts(waitingUpTo: .seconds(2))
+                } catch let error as LightboxError where error.code == .timeout || error.code == .cancelled {
+                    continue
+                }
+                for prompt in prompts where !seen.contains(prompt.prompt) {
+                    guard let (answer, selection) = policy.rule(for: prompt.app).prompts?.answer(prompt, catalog: try await picker.assets()) else {
+                        seen.insert(prompt.prompt)
+                        continue
+                    }
+                    do {
+                        try await settings.answer(prompt.prompt, answer, selection: selection)
+                        print("answered \(prompt.kind) prompt of \(prompt.app): \(answer)\(selection.map { " (\($0.count) selected)" } ?? "")")
+                    } catch let error as LightboxError where error.code == .notFound {
+                        continue
+                    }
+                    seen.insert(prompt.prompt)
+                    answered += 1
+                }
+                if prompts.allSatisfy({ seen.contains($0.prompt) }) && !prompts.isEmpty {
+                    try await Task.sleep(for: .milliseconds(200))
+                }
+            }
+            return false
         }
     }
 }

@@ -12,8 +12,11 @@ The pieces, from the bottom up:
 - :class:`PhotoPicker` -- ``picker.pick`` for apps, returning :class:`PickerResult` objects.
 - :class:`ItemProvider` -- ``provider.describe`` / ``provider.load`` behind a token, with
   credit-based flow control and digest checks.
+- :class:`PhotoLibrary` -- PHPhotoLibrary / PHAsset for apps: authorization (auth service) and the
+  library itself (picker): fetch, query, create, albums, and a watch on the app's access.
 - :class:`OwnerSurface` -- the owner's operations (pending picks, assets, choose, cancel, revoke).
 - :class:`AppRegistry` -- the owner's app registry on the auth service.
+- :class:`OwnerSettings` -- the owner's prompts, per-app access settings and audit trail (auth service).
 
 The request builders (``*_body`` functions, :func:`build_request`) and reply parsers
 (:func:`parse_reply`, ``from_json`` class methods) are pure functions so the golden fixtures in
@@ -26,14 +29,16 @@ Only dependency: pyzmq (with CURVE support, which the PyPI wheels have).
 
 from __future__ import annotations
 
+import argparse
 import datetime as _dt
 import hashlib
 import json
+import math
 import os
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import zmq
 
@@ -43,6 +48,7 @@ __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "LightboxError",
     "KeyPair",
+    "add_service_arguments",
     "load_key_pair",
     "load_public_key",
     "Reply",
@@ -57,6 +63,18 @@ __all__ = [
     "Asset",
     "OwnerSurface",
     "AppRegistry",
+    "PhotoLibrary",
+    "OwnerSettings",
+    "StatusReply",
+    "AuthorizationChange",
+    "OwnerPrompt",
+    "AppAccess",
+    "AccessUpdate",
+    "AuditEntry",
+    "Album",
+    "ACCESS_LEVELS",
+    "AUTHORIZATION_STATUSES",
+    "PROMPT_ANSWERS",
     "conforms_to",
     "preferred_filename_extension",
     "parse_filter",
@@ -74,6 +92,19 @@ __all__ = [
     "stream_cancel_body",
     "choose_request_body",
     "register_app_body",
+    "format_date",
+    "status_request_body",
+    "authorization_request_body",
+    "changes_request_body",
+    "fetch_assets_body",
+    "query_body",
+    "create_asset_body",
+    "create_album_body",
+    "prompts_request_body",
+    "answer_prompt_body",
+    "set_access_body",
+    "audit_body",
+    "prompt_shown",
 ]
 
 PROTOCOL_VERSION = 1
@@ -85,6 +116,23 @@ DEFAULT_CHUNK_SIZE = 256 * 1024
 MAXIMUM_CREDIT = 64
 
 FINAL_STATUSES = ("ok", "error")
+#: The longest single poll; longer waits (a watch may wait forever) poll again.
+MAXIMUM_POLL_SECONDS = 3600.0
+
+#: PHAccessLevel: adding to the library, or reading and writing it.
+ACCESS_LEVELS = ("readWrite", "addOnly")
+#: PHAuthorizationStatus. ``limited`` exists for ``readWrite`` only.
+AUTHORIZATION_STATUSES = ("notDetermined", "restricted", "denied", "authorized", "limited")
+#: The owner's answers: readWrite prompts take full / limited / deny, addOnly prompts allow / deny,
+#: the limited-library picker takes done.
+PROMPT_ANSWERS = ("full", "limited", "deny", "allow", "done")
+#: The owner's settings for an app (``owner.access.set``).
+READ_WRITE_SETTINGS = ("full", "limited", "none", "restricted")
+ADD_ONLY_SETTINGS = ("allow", "none", "restricted")
+#: ``library.query``'s media types.
+MEDIA_TYPES = ("image", "video")
+#: The largest photo or video ``library.create`` takes (16 MiB).
+MAXIMUM_CREATE_SIZE = 16 * 1024 * 1024
 
 # ---------------------------------------------------------------------------------------------
 # Errors
@@ -124,6 +172,17 @@ class KeyPair:
 
     public: str
     secret: str = field(repr=False)
+
+
+def add_service_arguments(parser: "argparse.ArgumentParser", timeout: float) -> None:
+    """The options every script shares: the app, the data directory, the endpoints, a time-out."""
+    parser.add_argument("--app", required=True, help="the app id (its key is DATA/apps/ID.key)")
+    parser.add_argument("--data", default=os.environ.get("LIGHTBOX_DATA", "var"),
+                        help="data directory with keys/ and apps/ (env LIGHTBOX_DATA, default var)")
+    parser.add_argument("--auth-endpoint", default=None, help="env LIGHTBOX_AUTH_ENDPOINT")
+    parser.add_argument("--picker-endpoint", default=None, help="env LIGHTBOX_PICKER_ENDPOINT")
+    parser.add_argument("--timeout", type=float, default=timeout,
+                        help=f"seconds to wait for the owner (default {timeout:g})")
 
 
 def load_key_pair(path: Union[str, os.PathLike]) -> KeyPair:
@@ -365,6 +424,126 @@ def register_app_body(
     return {"manifest": manifest}
 
 
+def _one_of(name: str, value: Any, choices: Sequence[str]) -> str:
+    """``value`` if it is one of ``choices``, else ``LightboxError("badRequest")`` naming ``name``."""
+    if value not in choices:
+        raise LightboxError("badRequest", f"{name} must be one of {', '.join(choices)} (not {value!r}).")
+    return value
+
+
+DateLike = Union[_dt.datetime, _dt.date, str]
+
+
+def format_date(value: DateLike) -> str:
+    """A date in wire form, ``2026-01-01T12:00:00Z``: UTC, whole seconds (the wire has no fractions).
+
+    Naive datetimes are taken as UTC, a ``date`` as its midnight UTC; strings are parsed first.
+    """
+    if isinstance(value, str):
+        try:
+            value = parse_date(value)
+        except ValueError as error:
+            raise LightboxError("badRequest", f"{value!r} is not an ISO 8601 date (2026-01-01T12:00:00Z).") from error
+    if isinstance(value, _dt.datetime):
+        moment = value.replace(tzinfo=_dt.timezone.utc) if value.tzinfo is None else value.astimezone(_dt.timezone.utc)
+    elif isinstance(value, _dt.date):
+        moment = _dt.datetime(value.year, value.month, value.day, tzinfo=_dt.timezone.utc)
+    else:
+        raise LightboxError("badRequest", f"Expected a date, not {value!r}.")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def status_request_body(level: Optional[str] = None) -> Dict[str, Any]:
+    """The body of ``auth.status``; ``level`` None asks for the legacy status (limited reads as authorized)."""
+    return {} if level is None else {"level": _one_of("level", level, ACCESS_LEVELS)}
+
+
+def authorization_request_body(level: str) -> Dict[str, Any]:
+    """The body of ``auth.request``: ``readWrite`` or ``addOnly``."""
+    return {"level": _one_of("level", level, ACCESS_LEVELS)}
+
+
+def changes_request_body(since: Optional[int] = None) -> Dict[str, Any]:
+    """The body of ``auth.watch`` (``since`` optional) and ``auth.changes``."""
+    return {} if since is None else {"since": int(since)}
+
+
+def fetch_assets_body(identifiers: Sequence[str]) -> Dict[str, Any]:
+    """The body of ``library.fetchAssets``."""
+    if isinstance(identifiers, str):
+        raise LightboxError("badRequest", "fetch_assets takes a list of identifiers, not one string.")
+    return {"localIdentifiers": list(identifiers)}
+
+
+def query_body(
+    media_type: Optional[str] = None, date_from: Optional[DateLike] = None, date_to: Optional[DateLike] = None,
+    oldest_first: bool = False, offset: int = 0, limit: int = 100,
+) -> Dict[str, Any]:
+    """The body of ``library.query``: creation dates from ``date_from`` (inclusive) to ``date_to``
+    (exclusive), newest first unless ``oldest_first``; ``limit`` at most 1000 (the picker clamps)."""
+    if offset < 0 or limit < 0:
+        raise LightboxError("badRequest", "offset and limit must be 0 or more.")
+    body: Dict[str, Any] = {}
+    if media_type is not None:
+        body["mediaType"] = _one_of("media_type", media_type, MEDIA_TYPES)
+    if date_from is not None:
+        body["from"] = format_date(date_from)
+    if date_to is not None:
+        body["to"] = format_date(date_to)
+    body["sort"] = "oldestFirst" if oldest_first else "newestFirst"
+    body["offset"] = int(offset)
+    body["limit"] = int(limit)
+    return body
+
+
+def create_asset_body(file_name: Optional[str] = None) -> Dict[str, Any]:
+    """The header body of ``library.create``; the photo or video follows as one binary frame."""
+    return {} if file_name is None else {"fileName": file_name}
+
+
+def create_album_body(title: str) -> Dict[str, Any]:
+    return {"title": title}
+
+
+def prompts_request_body(wait_ms: int = 0) -> Dict[str, Any]:
+    """The body of ``owner.prompts``; ``wait_ms`` > 0 long-polls (the service caps it at 60 s)."""
+    return {"waitMs": max(0, int(wait_ms))}
+
+
+def answer_prompt_body(prompt: str, answer: str, selection: Optional[Sequence[str]] = None) -> Dict[str, Any]:
+    """The body of ``owner.prompts.answer``; ``selection`` goes with ``limited`` and ``done``."""
+    body: Dict[str, Any] = {"prompt": prompt, "answer": _one_of("answer", answer, PROMPT_ANSWERS)}
+    if selection is not None:
+        body["selection"] = list(selection)
+    return body
+
+
+def set_access_body(
+    app: str, read_write: Optional[str] = None, add_only: Optional[str] = None,
+    selection: Optional[Sequence[str]] = None, reset: bool = False,
+) -> Dict[str, Any]:
+    """The body of ``owner.access.set``. Fields left None keep their value; ``selection`` (with
+    readWrite limited) replaces the whole selection; ``reset`` goes back to notDetermined."""
+    body: Dict[str, Any] = {"app": app}
+    if read_write is not None:
+        body["readWrite"] = _one_of("read_write", read_write, READ_WRITE_SETTINGS)
+    if add_only is not None:
+        body["addOnly"] = _one_of("add_only", add_only, ADD_ONLY_SETTINGS)
+    if selection is not None:
+        body["selection"] = list(selection)
+    if reset:
+        body["reset"] = True
+    return body
+
+
+def audit_body(app: Optional[str] = None, limit: int = 200) -> Dict[str, Any]:
+    """The body of ``owner.audit``: the newest ``limit`` entries, of one app or all."""
+    body: Dict[str, Any] = {"limit": int(limit)}
+    if app is not None:
+        body["app"] = app
+    return body
+
+
 # ---------------------------------------------------------------------------------------------
 # Replies and parsed bodies (pure)
 # ---------------------------------------------------------------------------------------------
@@ -481,7 +660,7 @@ class PendingPick:
 
 @dataclass(frozen=True)
 class Asset:
-    """One catalog entry as the owner's surface sees it (``owner.assets``)."""
+    """One catalog entry (``owner.assets``, and what the ``library.*`` operations return to apps)."""
 
     identifier: str
     file_name: str
@@ -502,6 +681,143 @@ class Asset:
             pixel_width=body.get("pixelWidth"), pixel_height=body.get("pixelHeight"), duration=body.get("duration"),
             file_size=int(body.get("fileSize", 0)), creation_date=parse_date(body.get("creationDate")),
         )
+
+
+def prompt_shown(reply: Reply) -> Optional[str]:
+    """The prompt's id when ``reply`` is the ``promptShown`` event of ``auth.request`` or
+    ``auth.presentLimitedLibraryPicker``; None for any other reply."""
+    if reply.status == "event" and reply.body.get("event") == "promptShown":
+        prompt = reply.body.get("prompt")
+        return str(prompt) if prompt is not None else None
+    return None
+
+
+@dataclass(frozen=True)
+class StatusReply:
+    """The ``ok`` body of ``auth.status`` and ``auth.request``. ``level`` is None for the legacy status."""
+
+    level: Optional[str]
+    status: str
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "StatusReply":
+        try:
+            return cls(body.get("level"), str(body["status"]))
+        except KeyError as error:
+            raise LightboxError("internal", "The auth service answered without a status.") from error
+
+
+@dataclass(frozen=True)
+class AuthorizationChange:
+    """One change to an app's access (an ``auth.watch`` event, an ``auth.changes`` entry).
+
+    ``token`` increases with every change; pass the last one seen as ``since`` after a reconnect.
+    ``added`` / ``removed`` are what joined or left the app's limited selection.
+    """
+
+    token: int
+    app: str
+    level: str
+    status: str
+    added: List[str]
+    removed: List[str]
+    at: Optional[_dt.datetime]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "AuthorizationChange":
+        try:
+            return cls(
+                token=int(body["token"]), app=str(body["app"]), level=str(body["level"]), status=str(body["status"]),
+                added=list(body.get("added") or []), removed=list(body.get("removed") or []),
+                at=parse_date(body.get("at")),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise LightboxError("internal", f"The auth service sent a change without {error}.") from error
+
+
+@dataclass(frozen=True)
+class OwnerPrompt:
+    """A question waiting for the owner (``owner.prompts``).
+
+    ``kind`` is ``authorization`` (answer full / limited / deny for readWrite, allow / deny for
+    addOnly) or ``limitedLibrary`` (answer done with the whole new selection); ``selection`` is the
+    app's current limited selection, ``usage_description`` the manifest's reason for asking.
+    """
+
+    prompt: str
+    kind: str
+    app: str
+    app_name: str
+    level: Optional[str]
+    usage_description: Optional[str]
+    selection: List[str]
+    created_at: Optional[_dt.datetime]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "OwnerPrompt":
+        return cls(
+            prompt=body["prompt"], kind=body["kind"], app=body["app"], app_name=body.get("appName", body["app"]),
+            level=body.get("level"), usage_description=body.get("usageDescription"),
+            selection=list(body.get("selection") or []), created_at=parse_date(body.get("createdAt")),
+        )
+
+
+@dataclass(frozen=True)
+class AppAccess:
+    """What the owner's settings show for one app (``owner.access.list`` / ``owner.access.set``)."""
+
+    app: str
+    name: str
+    read_write: str
+    add_only: str
+    selection_count: int
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "AppAccess":
+        return cls(app=body["app"], name=body.get("name", body["app"]), read_write=body["readWrite"],
+                   add_only=body["addOnly"], selection_count=int(body.get("selectionCount", 0)))
+
+
+@dataclass(frozen=True)
+class AccessUpdate:
+    """The ``ok`` body of ``owner.access.set``: the app's access now (on disk), and the token of its last change."""
+
+    access: AppAccess
+    token: int
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "AccessUpdate":
+        return cls(AppAccess.from_json(body["access"]), int(body.get("token", 0)))
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One recorded decision (``owner.audit``): ``operation`` such as ``request:readWrite`` or
+    ``read``, ``outcome`` such as ``authorized`` or ``allowed:selection``."""
+
+    app: str
+    operation: str
+    asset_count: int
+    outcome: str
+    at: Optional[_dt.datetime]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "AuditEntry":
+        return cls(app=body["app"], operation=body["operation"], asset_count=int(body.get("assetCount", 0)),
+                   outcome=body["outcome"], at=parse_date(body.get("at")))
+
+
+@dataclass(frozen=True)
+class Album:
+    """An album (``library.albums`` / ``library.createAlbum``)."""
+
+    identifier: str
+    title: str
+    created_at: Optional[_dt.datetime]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "Album":
+        return cls(identifier=body["identifier"], title=body["title"], created_at=parse_date(body.get("createdAt")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -596,8 +912,11 @@ class Connection:
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._socket.poll(max(1, int(remaining * 1000)), zmq.POLLIN):
+            if remaining <= 0:
                 return None
+            # Long (or endless, math.inf) waits poll in slices.
+            if not self._socket.poll(max(1, int(min(remaining, MAXIMUM_POLL_SECONDS) * 1000)), zmq.POLLIN):
+                continue
             frames = self._socket.recv_multipart(copy=True)
             try:
                 return parse_reply(frames)
@@ -608,7 +927,7 @@ class Connection:
         """Every reply to request ``id``, ending with the final ``ok`` (which is yielded).
 
         An ``error`` reply raises :class:`LightboxError`; ``timeout`` (default: the connection's)
-        is the longest wait for each next reply. Closing the generator early (``break``) drops the
+        is the longest wait for each next reply (``math.inf``: no limit). Closing the generator early (``break``) drops the
         request and asks the service to stop a stream it runs for it (``stream.cancel``).
         """
         idle = self.timeout if timeout is None else timeout
@@ -724,6 +1043,21 @@ class ServiceDirectory:
 
     def auth_as_owner(self, timeout: float = 10.0) -> Connection:
         return self.connect_to_auth(self.owner_key_pair(), timeout)
+
+    def auth_as_app(self, app: str, timeout: float = 10.0) -> Connection:
+        return self.connect_to_auth(self.app_key_pair(app), timeout)
+
+    def photo_library(self, app: str, timeout: float = 10.0) -> "PhotoLibrary":
+        """A :class:`PhotoLibrary` for ``app`` with its own connections to both services; use it in a
+        ``with`` block (or call ``close``) to close them."""
+        key_pair = self.app_key_pair(app)
+        auth = self.connect_to_auth(key_pair, timeout)
+        try:
+            picker = self.connect_to_picker(key_pair, timeout)
+        except BaseException:
+            auth.close()
+            raise
+        return PhotoLibrary(auth, picker)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -919,6 +1253,171 @@ class PhotoPicker:
 
 
 # ---------------------------------------------------------------------------------------------
+# Apps: authorization and the library
+# ---------------------------------------------------------------------------------------------
+
+PromptCallback = Callable[[str], Any]
+
+
+class PhotoLibrary:
+    """PHPhotoLibrary and PHAsset for an app: authorization on the auth service, the library on the
+    picker (which asks the auth service before each operation). Shaped like PhotoKit, and like the
+    Swift client's ``PhotoLibrary``.
+
+    Statuses are strings from :data:`AUTHORIZATION_STATUSES`, levels from :data:`ACCESS_LEVELS`.
+    Either connection may be None when only the other service's operations are used (a tool that
+    only asks for authorization needs no picker). Used as a context manager it closes both
+    connections at the end.
+    """
+
+    def __init__(self, auth_conn: Optional[Connection], picker_conn: Optional[Connection] = None):
+        self.auth_connection = auth_conn
+        self.picker_connection = picker_conn
+
+    def close(self) -> None:
+        """Closes both connections (ending any watch)."""
+        for connection in (self.auth_connection, self.picker_connection):
+            if connection is not None:
+                connection.close()
+
+    @property
+    def auth(self) -> Connection:
+        if self.auth_connection is None:
+            raise LightboxError("badRequest", "This PhotoLibrary has no connection to lightbox-auth.")
+        return self.auth_connection
+
+    @property
+    def picker(self) -> Connection:
+        if self.picker_connection is None:
+            raise LightboxError("badRequest", "This PhotoLibrary has no connection to lightbox-picker.")
+        return self.picker_connection
+
+    def __enter__(self) -> "PhotoLibrary":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # -- authorization (auth service) --
+
+    def authorization_status(self, level: Optional[str] = None) -> str:
+        """``PHPhotoLibrary.authorizationStatus(for:)``; without ``level`` the legacy
+        ``authorizationStatus()``, which reports limited as authorized."""
+        return StatusReply.from_json(self.auth.request("auth.status", status_request_body(level))).status
+
+    def request_authorization(self, level: str, on_prompt: Optional[PromptCallback] = None,
+                              timeout: float = 300) -> str:
+        """``PHPhotoLibrary.requestAuthorization(for:)``: returns the status.
+
+        Only while the status is notDetermined does the owner get a prompt (``on_prompt`` gets its id
+        when it is shown) and this waits up to ``timeout`` seconds for the answer; otherwise the
+        stored status comes back at once. Raises ``missingUsageDescription`` when the app's manifest
+        does not say why it wants ``level``, and ``timeout`` when the owner does not answer (the
+        status then stays notDetermined).
+        """
+        body = self._prompted("auth.request", authorization_request_body(level), on_prompt, timeout)
+        return StatusReply.from_json(body).status
+
+    def present_limited_library_picker(self, on_prompt: Optional[PromptCallback] = None,
+                                       timeout: float = 300) -> List[str]:
+        """``PHPhotoLibrary.presentLimitedLibraryPicker``: the owner edits this app's limited
+        selection; returns the identifiers newly added (empty when none). Raises ``notLimited``
+        unless readWrite access is limited."""
+        body = self._prompted("auth.presentLimitedLibraryPicker", {}, on_prompt, timeout)
+        return [str(identifier) for identifier in body.get("added") or []]
+
+    def _prompted(self, op: str, body: Dict[str, Any], on_prompt: Optional[PromptCallback],
+                  timeout: float) -> Dict[str, Any]:
+        """Runs a request that may show the owner a prompt first; returns its ``ok`` body."""
+        request_id = self.auth.send(op, body)
+        for reply in self.auth.replies(request_id, timeout):
+            if reply.status == "ok":
+                return reply.body
+            prompt = prompt_shown(reply)
+            if prompt is not None and on_prompt is not None:
+                on_prompt(prompt)
+        raise LightboxError("internal", f"{op} ended without a final reply.")  # pragma: no cover
+
+    def watch(self, since: Optional[int] = None, timeout: Optional[float] = None) -> Iterator[AuthorizationChange]:
+        """Changes to this app's access as they happen (PHPhotoLibraryChangeObserver), as
+        :class:`AuthorizationChange` objects.
+
+        The ``auth.watch`` request is sent at once (so nothing after this call is missed); with
+        ``since`` the changes after that token come first, so a reconnecting app misses nothing.
+        A change is yielded once even if it is both replayed and broadcast. The watch never ends by
+        itself: stop iterating (``break``), then close the connection or keep using it for other
+        requests (later events for the watch are dropped). ``timeout`` is the longest wait for the
+        next change (default: no limit); past it the iteration raises ``timeout``.
+        """
+        request_id = self.auth.send("auth.watch", changes_request_body(since))
+        return self._watch_events(request_id, math.inf if timeout is None else timeout)
+
+    def _watch_events(self, request_id: str, timeout: float) -> Iterator[AuthorizationChange]:
+        seen = set()
+        for reply in self.auth.replies(request_id, timeout):
+            if reply.status == "event":
+                change = AuthorizationChange.from_json(reply.body)
+                if change.token not in seen:
+                    seen.add(change.token)
+                    yield change
+            elif reply.status == "ok":
+                return
+
+    def changes(self, since: int = 0) -> Tuple[List[AuthorizationChange], int]:
+        """What changed after ``since`` (oldest first), and the newest token to pass next time."""
+        body = self.auth.request("auth.changes", changes_request_body(since))
+        return [AuthorizationChange.from_json(change) for change in body.get("changes") or []], int(body.get("token", since))
+
+    # -- the library (picker) --
+
+    def fetch_assets(self, identifiers: Sequence[str]) -> List[Asset]:
+        """``PHAsset.fetchAssets(withLocalIdentifiers:)``: only the assets this app may see, in the
+        order asked; without access (or for unknown identifiers) simply nothing, never an error."""
+        body = self.picker.request("library.fetchAssets", fetch_assets_body(identifiers))
+        return [Asset.from_json(asset) for asset in body.get("assets") or []]
+
+    def query(self, media_type: Optional[str] = None, date_from: Optional[DateLike] = None,
+              date_to: Optional[DateLike] = None, oldest_first: bool = False, offset: int = 0,
+              limit: int = 100) -> Tuple[List[Asset], int]:
+        """``PHAsset.fetchAssets(with:options:)``: the assets this app may see, by media type
+        (``image`` / ``video``) and creation date (``date_from`` inclusive, ``date_to`` exclusive),
+        newest first unless ``oldest_first``, paged. Returns ``(page, total before paging)``."""
+        body = self.picker.request("library.query", query_body(media_type, date_from, date_to, oldest_first, offset, limit))
+        return [Asset.from_json(asset) for asset in body.get("assets") or []], int(body.get("total", 0))
+
+    def create_asset(self, data: Union[bytes, bytearray, memoryview], file_name: Optional[str] = None,
+                     timeout: Optional[float] = None) -> str:
+        """``PHAssetCreationRequest``: adds a photo or video (at most 16 MiB); returns its identifier.
+
+        Needs addOnly authorized, or readWrite authorized or limited (``notAuthorized`` otherwise);
+        media the picker cannot read gets ``badMedia``. A limited app's new asset joins its selection.
+        """
+        data = bytes(data)
+        if not data:
+            raise LightboxError("badRequest", "create_asset needs the photo or video's bytes.")
+        if len(data) > MAXIMUM_CREATE_SIZE:
+            # The picker drops a connection that sends a bigger frame, so refuse it here.
+            raise LightboxError("badRequest", f"The file has {len(data)} bytes; library.create takes at most 16 MiB.")
+        request_id = self.picker.send("library.create", create_asset_body(file_name), attachments=[data])
+        for reply in self.picker.replies(request_id, timeout):
+            if reply.status == "ok":
+                try:
+                    return str(reply.body["identifier"])
+                except KeyError:
+                    raise LightboxError("internal", "library.create ended without an identifier.") from None
+        raise LightboxError("internal", "library.create ended without a final reply.")  # pragma: no cover
+
+    def albums(self) -> List[Album]:
+        """The albums (needs readWrite authorized; ``notAuthorized`` when limited)."""
+        body = self.picker.request("library.albums", {})
+        return [Album.from_json(album) for album in body.get("albums") or []]
+
+    def create_album(self, title: str) -> Album:
+        """Creates an album (needs readWrite authorized)."""
+        return Album.from_json(self.picker.request("library.createAlbum", create_album_body(title))["album"])
+
+
+# ---------------------------------------------------------------------------------------------
 # The owner
 # ---------------------------------------------------------------------------------------------
 
@@ -969,3 +1468,39 @@ class AppRegistry:
 
     def apps(self) -> List[Dict[str, Any]]:
         return list(self.connection.request("owner.apps.list", {}).get("apps") or [])
+
+
+class OwnerSettings:
+    """The owner's side of the auth service: prompts, per-app access settings, the audit trail."""
+
+    def __init__(self, auth_conn: Connection):
+        self.connection = auth_conn
+
+    def prompts(self, wait_ms: int = 0) -> List[OwnerPrompt]:
+        """The prompts waiting for the owner, oldest first; with ``wait_ms`` > 0 waits (up to 60 s)
+        for one when none is open."""
+        body = prompts_request_body(wait_ms)
+        reply = self.connection.request("owner.prompts", body, timeout=body["waitMs"] / 1000.0 + self.connection.timeout)
+        return [OwnerPrompt.from_json(prompt) for prompt in reply.get("prompts") or []]
+
+    def answer(self, prompt: Union[str, OwnerPrompt], answer: str, selection: Optional[Sequence[str]] = None) -> None:
+        """Answers a prompt (an :class:`OwnerPrompt` or its id): ``full`` / ``limited`` (with
+        ``selection``) / ``deny`` for readWrite, ``allow`` / ``deny`` for addOnly, ``done`` with the
+        whole new selection for the limited-library picker."""
+        prompt_id = prompt.prompt if isinstance(prompt, OwnerPrompt) else prompt
+        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection))
+
+    def apps(self) -> List[AppAccess]:
+        """Every registered app's access."""
+        return [AppAccess.from_json(app) for app in self.connection.request("owner.access.list", {}).get("apps") or []]
+
+    def set_access(self, app: str, read_write: Optional[str] = None, add_only: Optional[str] = None,
+                   selection: Optional[Sequence[str]] = None, reset: bool = False) -> AccessUpdate:
+        """Changes an app's access; arguments as :func:`set_access_body`. Returns once it is on disk."""
+        return AccessUpdate.from_json(self.connection.request(
+            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset)))
+
+    def audit(self, app: Optional[str] = None, limit: int = 200) -> List[AuditEntry]:
+        """The newest ``limit`` recorded decisions, of ``app`` or of every app, oldest first."""
+        body = self.connection.request("owner.audit", audit_body(app, limit))
+        return [AuditEntry.from_json(entry) for entry in body.get("entries") or []]

@@ -17,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from lightbox_client import (  # noqa: E402
+    add_service_arguments,
     LightboxError,
     PhotoPicker,
     ServiceDirectory,
@@ -26,17 +27,12 @@ from lightbox_client import (  # noqa: E402
 
 def parse_arguments(argv):
     parser = argparse.ArgumentParser(description="Pick items as an app and load them into a folder.")
-    parser.add_argument("--app", required=True, help="the app id (its key is DATA/apps/ID.key)")
+    add_service_arguments(parser, timeout=600)
     parser.add_argument("--limit", type=int, default=1, help="how many items the owner may choose; 0 = no limit")
     parser.add_argument("--filter", help="images, videos, … or any(…), all(…), not(…)")
     parser.add_argument("--ordered", action="store_true", help="keep the owner's selection order")
     parser.add_argument("--photo-library", action="store_true", help="ask for asset identifiers too")
     parser.add_argument("--out-dir", default=".", help="where to write the loaded files (default: .)")
-    parser.add_argument("--data", default=os.environ.get("LIGHTBOX_DATA", "var"),
-                        help="data directory with keys/ and apps/ (env LIGHTBOX_DATA, default var)")
-    parser.add_argument("--auth-endpoint", default=None, help="env LIGHTBOX_AUTH_ENDPOINT")
-    parser.add_argument("--picker-endpoint", default=None, help="env LIGHTBOX_PICKER_ENDPOINT")
-    parser.add_argument("--timeout", type=float, default=600, help="seconds to wait for the owner (default 600)")
     return parser.parse_args(argv)
 
 

@@ -22,6 +22,39 @@ enum AuthDatabase {
                 t.column("registeredAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2 authorization, selections, changes, audit") { db in
+            try db.create(table: "authorization") { t in
+                t.column("app", .text).notNull()
+                t.column("level", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+                t.primaryKey(["app", "level"])
+            }
+            try db.create(table: "selection") { t in
+                t.column("app", .text).notNull()
+                t.column("asset", .text).notNull()
+                // The owner's order: the limited picker shows it back as it was chosen.
+                t.column("position", .integer).notNull()
+                t.primaryKey(["app", "asset"])
+            }
+            try db.create(table: "change") { t in
+                t.autoIncrementedPrimaryKey("token")
+                t.column("app", .text).notNull().indexed()
+                t.column("level", .text).notNull()
+                t.column("status", .text).notNull()
+                t.column("added", .text).notNull()
+                t.column("removed", .text).notNull()
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(table: "audit") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("app", .text).notNull().indexed()
+                t.column("operation", .text).notNull()
+                t.column("assetCount", .integer).notNull()
+                t.column("outcome", .text).notNull()
+                t.column("at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

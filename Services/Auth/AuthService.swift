@@ -4,12 +4,14 @@ import LightboxProtocol
 import LightboxTransport
 import Logging
 
-/// `lightbox-auth`: the control plane. Knows the apps (and, later, their authorization); never
-/// decodes media.
+/// `lightbox-auth`: the control plane. Knows the apps, their authorization per access level, their
+/// limited selections, the prompts waiting for the owner, and every decision made. Never decodes media.
 public final class AuthService: Sendable {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var endpoint: String
+        /// How long an authorization prompt waits for the owner before the app gets `timeout`.
+        public var promptTimeout: Duration = .seconds(120)
 
         public init(dataDirectory: URL, endpoint: String) {
             self.dataDirectory = dataDirectory
@@ -18,6 +20,11 @@ public final class AuthService: Sendable {
     }
 
     public let registry: AppRegistry
+    let store: AuthorizationStore
+    let audit: AuditLog
+    let prompts: PromptCenter
+    let broadcaster = ChangeBroadcaster()
+    let launches = LaunchTracker()
     let configuration: Configuration
     let keys: KeyDirectory
     let logger: Logger
@@ -26,8 +33,11 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
+        prompts = PromptCenter(timeout: configuration.promptTimeout)
         let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         registry = AppRegistry(database: database)
+        store = AuthorizationStore(database: database)
+        audit = AuditLog(database: database)
     }
 
     /// Serves until `shutdown` is signalled (SIGINT/SIGTERM in the executable), then closes cleanly.
@@ -60,6 +70,36 @@ public final class AuthService: Sendable {
             switch request.op {
             case .ping, .whoami:
                 responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
+
+            // Apps
+            case .authorizationStatus:
+                let app = try request.requireApp()
+                let level = try request.body(StatusRequest.self).level
+                let access = try await store.access(of: app)
+                let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
+                await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
+                responder.succeed(StatusResponse(level: level, status: status))
+            case .requestAuthorization:
+                try await requestAuthorization(request, responder)
+            case .presentLimitedLibraryPicker:
+                try await presentLimitedLibraryPicker(request, responder)
+            case .watch:
+                let app = try request.requireApp()
+                let since = try request.body(ChangesRequest.self).since
+                // Registered before the replay, so no change falls between the two; one that lands in
+                // both comes twice with the same token, and clients drop tokens they have seen.
+                await broadcaster.add(responder, for: app)
+                if let since {
+                    for change in try await store.changes(of: app, since: since) { responder.event(change) }
+                }
+            case .changes:
+                let app = try request.requireApp()
+                let since = try request.body(ChangesRequest.self).since ?? 0
+                let changes = try await store.changes(of: app, since: since)
+                let latest = try await store.latestToken(of: app)
+                responder.succeed(ChangesResponse(changes: changes, token: max(since, latest)))
+
+            // The owner
             case .registerApp:
                 try request.requireOwner()
                 let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
@@ -68,18 +108,200 @@ public final class AuthService: Sendable {
             case .listApps:
                 try request.requireOwner()
                 responder.succeed(AppListResponse(apps: try await registry.apps()))
+            case .prompts:
+                try request.requireOwner()
+                let wait = try request.body(PromptsRequest.self).waitMs ?? 0
+                await prompts.waitForPrompts(upTo: .milliseconds(min(max(wait, 0), 60_000)))
+                responder.succeed(PromptsResponse(prompts: await prompts.all()))
+            case .answerPrompt:
+                try request.requireOwner()
+                try await answerPrompt(try request.body(AnswerPromptRequest.self))
+                responder.succeed(Empty())
+            case .appAccess:
+                try request.requireOwner()
+                var list: [AppAccess] = []
+                for app in try await registry.apps() { list.append(try await appAccess(app)) }
+                responder.succeed(AppAccessListResponse(apps: list))
+            case .setAccess:
+                try request.requireOwner()
+                try await setAccess(try request.body(SetAccessRequest.self), responder)
+            case .audit:
+                try request.requireOwner()
+                let body = try request.body(AuditRequest.self)
+                responder.succeed(AuditResponse(entries: try await audit.entries(app: body.app, limit: min(max(body.limit ?? 200, 1), 10_000))))
+
+            // Services
             case .identify:
-                guard case .service = request.principal else {
-                    throw LightboxError(.notAuthorized, "Only Lightbox services may identify keys.")
-                }
+                try request.requireService()
                 let key = try request.body(IdentifyRequest.self).publicKey
                 guard let app = try await registry.app(withPublicKey: key) else {
                     throw LightboxError(.notFound, "No app is registered with that key.")
                 }
                 responder.succeed(AppManifestResponse(manifest: app))
+            case .decide:
+                try request.requireService()
+                responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
+            case .assetCreated:
+                try request.requireService()
+                let body = try request.body(AssetCreatedRequest.self)
+                let access = try await store.access(of: body.app)
+                // Assets a limited app creates join its selection.
+                if access.readWrite == .limited {
+                    await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
+                }
+                await audit.record(app: body.app, operation: "create", assetCount: 1, outcome: "created")
+                responder.succeed(Empty())
             default:
                 throw LightboxError(.unknownOp, "lightbox-auth has no operation \"\(request.op)\".")
             }
         }
+    }
+
+    // MARK: Prompts
+
+    func requestAuthorization(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let level = try request.body(AuthorizationRequest.self).level
+        let status = try await store.access(of: app).status(level)
+        // Only while notDetermined: afterwards the stored answer stands until the owner changes it.
+        guard status == .notDetermined else {
+            await audit.record(app: app, operation: "request:\(level)", outcome: "stored:\(status)")
+            responder.succeed(StatusResponse(level: level, status: status))
+            return
+        }
+        guard let manifest = try await registry.app(withID: app) else {
+            throw LightboxError(.notFound, "App \(app) is no longer registered.")
+        }
+        let usage = level == .readWrite ? manifest.usageReadWrite : manifest.usageAddOnly
+        guard let usage, !usage.trimmingCharacters(in: .whitespaces).isEmpty else {
+            await audit.record(app: app, operation: "request:\(level)", outcome: "missingUsageDescription")
+            let flag = level == .readWrite ? "--usage-read-write" : "--usage-add-only"
+            throw LightboxError(.missingUsageDescription,
+                                "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
+        }
+        let prompt = await prompts.open(kind: .authorization, app: app, appName: manifest.name, level: level,
+                                        usageDescription: usage, selection: [])
+        responder.event(PromptShown(prompt: prompt.prompt))
+        logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
+        switch await prompts.wait(for: prompt.prompt) {
+        case .status(let answered):
+            responder.succeed(StatusResponse(level: level, status: answered))
+        default:
+            await audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
+            throw LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later.")
+        }
+    }
+
+    func presentLimitedLibraryPicker(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let access = try await store.access(of: app)
+        guard access.readWrite == .limited else {
+            await audit.record(app: app, operation: "expand", outcome: "notLimited")
+            throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
+        }
+        let prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection)
+        responder.event(PromptShown(prompt: prompt.prompt))
+        switch await prompts.wait(for: prompt.prompt) {
+        case .selection(let added):
+            responder.succeed(LimitedLibraryPickerResponse(added: added))
+        default:
+            throw LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed.")
+        }
+    }
+
+    func openLimitedLibraryPrompt(app: String, selection: [String]) async throws -> OwnerPrompt {
+        let name = try await registry.app(withID: app)?.name ?? app
+        return await prompts.open(kind: .limitedLibrary, app: app, appName: name, level: .readWrite, usageDescription: nil,
+                                  selection: selection)
+    }
+
+    func answerPrompt(_ answer: AnswerPromptRequest) async throws {
+        guard let prompt = await prompts.prompt(answer.prompt) else {
+            throw LightboxError(.notFound, "No open prompt \(answer.prompt); it may have been answered or timed out.")
+        }
+        switch prompt.kind {
+        case .authorization:
+            let level = prompt.level ?? .readWrite
+            guard let status = AccessPolicy.status(for: answer.answer, level: level) else {
+                let choices = level == .readWrite ? "full, limited or deny" : "allow or deny"
+                throw LightboxError(.badRequest, "A \(level) prompt takes \(choices).")
+            }
+            var update = AuthorizationStore.Update()
+            if level == .readWrite { update.readWrite = status } else { update.addOnly = status }
+            if status == .limited { update.selection = answer.selection ?? [] }
+            // Only while still notDetermined: the owner's settings may have answered meanwhile.
+            let current = try await store.access(of: prompt.app).status(level)
+            if current == .notDetermined { await publish(try await store.apply(update, to: prompt.app)) }
+            let final = try await store.access(of: prompt.app).status(level)
+            await audit.record(app: prompt.app, operation: "prompt:\(level)", assetCount: answer.selection?.count ?? 0, outcome: final.rawValue)
+            await prompts.resolve(prompt.prompt, with: .status(final))
+        case .limitedLibrary:
+            guard answer.answer == .done else {
+                throw LightboxError(.badRequest, "The limited-library picker takes done with the whole new selection.")
+            }
+            let before = try await store.access(of: prompt.app)
+            guard before.readWrite == .limited else {
+                await prompts.resolve(prompt.prompt, with: .selection(added: []))
+                throw LightboxError(.notLimited, "\(prompt.app) no longer has limited access; nothing changed.")
+            }
+            let changes = try await store.apply(.init(selection: answer.selection ?? before.selection), to: prompt.app)
+            await publish(changes)
+            let added = changes.flatMap(\.added)
+            await audit.record(app: prompt.app, operation: "expand", assetCount: added.count, outcome: "selection:\(answer.selection?.count ?? 0)")
+            await prompts.resolve(prompt.prompt, with: .selection(added: added))
+        }
+    }
+
+    // MARK: Settings
+
+    func setAccess(_ body: SetAccessRequest, _ responder: Responder) async throws {
+        guard let manifest = try await registry.app(withID: body.app) else {
+            throw LightboxError(.notFound, "No app \(body.app) is registered; see lightbox app list.")
+        }
+        var changes: [AuthorizationChange]
+        if body.reset == true {
+            changes = try await store.reset(body.app)
+        } else {
+            var update = AuthorizationStore.Update()
+            update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
+            update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
+            update.selection = body.selection
+            changes = try await store.apply(update, to: body.app)
+        }
+        await publish(changes)
+        let access = try await appAccess(manifest)
+        await audit.record(app: body.app, operation: "settings", assetCount: access.selectionCount,
+                           outcome: "readWrite:\(access.readWrite) addOnly:\(access.addOnly)")
+        responder.succeed(SetAccessResponse(access: access, token: try await store.latestToken(of: body.app)))
+    }
+
+    func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
+        let access = try await store.access(of: manifest.id)
+        return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
+                         selectionCount: access.selection.count)
+    }
+
+    // MARK: Decisions for the picker
+
+    func decide(_ request: LibraryDecisionRequest) async throws -> LibraryDecision {
+        let access = try await store.access(of: request.app)
+        let decision = AccessPolicy.decide(request.action, readWrite: access.readWrite, addOnly: access.addOnly, selection: access.selection)
+        await audit.record(app: request.app, operation: request.action.rawValue, assetCount: request.assetCount ?? 0,
+                           outcome: decision.allowed ? "allowed:\(decision.scope)" : "refused:\(decision.status)")
+        // A limited app's first library access in each launch raises the limited-library picker.
+        if access.readWrite == .limited, await launches.isFirstAccess(app: request.app, connection: request.connection),
+           try await registry.app(withID: request.app)?.preventAutomaticLimitedAccessAlert == false {
+            _ = try await openLimitedLibraryPrompt(app: request.app, selection: access.selection)
+        }
+        return decision
+    }
+
+    func publish(_ changes: [AuthorizationChange]) async {
+        guard !changes.isEmpty else { return }
+        for change in changes {
+            logger.info("access changed", metadata: ["app": "\(change.app)", "level": "\(change.level)", "status": "\(change.status)",
+                                                     "added": "\(change.added.count)", "removed": "\(change.removed.count)"])
+        }
+        await broadcaster.publish(changes)
     }
 }

@@ -9,7 +9,7 @@ import Logging
 struct AuthServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lightbox-auth",
-        abstract: "Lightbox's authorization service: the app registry and (soon) library permissions.",
+        abstract: "Lightbox's authorization service: apps, their library permissions, prompts and the audit trail.",
         discussion: """
         Binds one CURVE-secured ZeroMQ ROUTER endpoint. On first start it creates its key pair and the \
         owner's in DATA/keys/. Stops cleanly on Ctrl-C or SIGTERM.
@@ -21,14 +21,23 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Endpoint to bind (tcp://host:port or ipc://path). Env: LIGHTBOX_AUTH_ENDPOINT.")
     var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? "tcp://127.0.0.1:7711"
 
+    @Option(help: "Seconds a prompt waits for the owner before the app gets a timeout (status stays notDetermined).")
+    var promptTimeout = 120
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
+
+    func validate() throws {
+        guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be at least 1 second") }
+    }
 
     func run() async throws {
         ServiceLogging.bootstrap(level: Logger.Level(name: logLevel) ?? .info)
         let logger = Logger(label: "lightbox.auth")
         let shutdown = ShutdownSignal.onTerminationSignals()
-        let service = try AuthService(.init(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint), logger: logger)
+        var configuration = AuthService.Configuration(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint)
+        configuration.promptTimeout = .seconds(promptTimeout)
+        let service = try AuthService(configuration, logger: logger)
         try await service.run(until: shutdown)
     }
 }

@@ -45,6 +45,13 @@ enum CatalogDatabase {
                 t.column("at", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v2 albums") { db in
+            try db.create(table: "album") { t in
+                t.primaryKey("identifier", .text)
+                t.column("title", .text).notNull()
+                t.column("createdAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

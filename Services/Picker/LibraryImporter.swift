@@ -60,7 +60,8 @@ struct LibraryImporter: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
-    func importFile(_ file: URL) async throws -> (identifier: String, isNew: Bool) {
+    /// Imports one file; `fileName` overrides the name the asset is listed under.
+    func importFile(_ file: URL, fileName: String? = nil) async throws -> (identifier: String, isNew: Bool) {
         let metadata = try MetadataReader.read(fileAt: file)
         let hash = try SHA256Hasher.hex(fileAt: file)
         if let existing = try await catalog.asset(withContentHash: hash) { return (existing.identifier, false) }
@@ -78,7 +79,7 @@ struct LibraryImporter: Sendable {
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         let modified = attributes[.modificationDate] as? Date ?? Date()
         let record = AssetRecord(
-            identifier: AssetIdentifier.make(contentHash: hash), contentHash: hash, fileName: file.lastPathComponent,
+            identifier: AssetIdentifier.make(contentHash: hash), contentHash: hash, fileName: fileName ?? file.lastPathComponent,
             storedPath: storedPath, type: metadata.type, mediaType: metadata.mediaType,
             subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
             pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,

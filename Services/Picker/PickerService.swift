@@ -3,6 +3,7 @@ import GRDB
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import Synchronization
 
 /// `lightbox-picker`: the media plane. Owns the catalog, pick sessions and item-provider tokens;
 /// asks lightbox-auth who a key belongs to; stores no permissions.
@@ -30,6 +31,8 @@ public final class PickerService: Sendable {
     let tokens: ProviderTokenStore
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
+    /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
+    private let authLink = Mutex<DealerConnection?>(nil)
     let keys: KeyDirectory
     let logger: Logger
 
@@ -45,6 +48,13 @@ public final class PickerService: Sendable {
 
     var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: logger) }
 
+    func authConnection() throws(LightboxError) -> DealerConnection {
+        guard let auth = authLink.withLock({ $0 }) else {
+            throw LightboxError(.busy, "lightbox-picker is still starting; try again in a moment.")
+        }
+        return auth
+    }
+
     public func run(until shutdown: ShutdownSignal) async throws {
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
         // The auth service writes its key and the owner's on its first start.
@@ -53,6 +63,7 @@ public final class PickerService: Sendable {
         var authConfiguration = DealerConnection.Configuration(endpoint: configuration.authEndpoint, serverKey: authKey, keyPair: serviceKeys)
         authConfiguration.defaultTimeout = .seconds(5)
         let auth = try DealerConnection(authConfiguration, logger: logger)
+        authLink.withLock { $0 = auth }
         defer { auth.close() }
 
         for folder in configuration.importOnStart {
@@ -103,6 +114,16 @@ public final class PickerService: Sendable {
                 try await describe(request, responder)
             case .load:
                 try await load(request, responder)
+            case .fetchAssets:
+                try await fetchAssets(request, responder)
+            case .queryAssets:
+                try await queryAssets(request, responder)
+            case .createAsset:
+                try await createAsset(request, responder)
+            case .albums:
+                try await listAlbums(request, responder)
+            case .createAlbum:
+                try await createAlbum(request, responder)
             case .pendingPicks:
                 try request.requireOwner()
                 let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
@@ -144,7 +165,7 @@ public final class PickerService: Sendable {
     // MARK: Apps
 
     func startPick(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try requireApp(request)
+        let app = try request.requireApp()
         let configuration = try request.body(PickRequest.self).configuration
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
@@ -163,7 +184,7 @@ public final class PickerService: Sendable {
     }
 
     func describe(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try requireApp(request)
+        let app = try request.requireApp()
         let token = try request.body(TokenRequest.self).token
         let asset = try await redeemedAsset(token, by: app, for: request.op)
         responder.succeed(ProviderDescription(registeredTypeIdentifiers: asset.registeredTypes, suggestedName: asset.suggestedName,
@@ -171,7 +192,7 @@ public final class PickerService: Sendable {
     }
 
     func load(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try requireApp(request)
+        let app = try request.requireApp()
         let body = try request.body(LoadRequest.self)
         let asset = try await redeemedAsset(body.token, by: app, for: request.op)
         let type = body.type ?? asset.registeredTypes[0]
@@ -249,13 +270,6 @@ public final class PickerService: Sendable {
     }
 
     // MARK: Principals
-
-    func requireApp(_ request: IncomingRequest) throws(LightboxError) -> String {
-        guard let app = request.principal.appID else {
-            throw LightboxError(.notAuthorized, "\(request.op) is for apps; connect with a registered app key.")
-        }
-        return app
-    }
 
     func noSuchPick(_ pick: String) -> LightboxError {
         LightboxError(.notFound, "No pending pick \(pick); it may have been answered, cancelled or timed out.", details: ["pick": pick])

@@ -12,9 +12,8 @@ public struct OwnerSurface: Sendable {
 
     /// The picks waiting for the owner; waits up to `wait` for one to arrive when none is pending.
     public func pendingPicks(waitingUpTo wait: Duration = .zero) async throws -> [PendingPick] {
-        let milliseconds = Int(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
         let reply = try await picker.request(
-            .pendingPicks, PendingPicksRequest(waitMs: milliseconds), as: PendingPicksResponse.self,
+            .pendingPicks, PendingPicksRequest(waitMs: wait.milliseconds), as: PendingPicksResponse.self,
             timeout: wait + .seconds(10))
         return reply.picks
     }

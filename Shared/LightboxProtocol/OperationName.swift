@@ -31,6 +31,29 @@ public struct OperationName: WireName {
     public static let registerApp = OperationName(rawValue: "owner.apps.register")
     public static let listApps = OperationName(rawValue: "owner.apps.list")
 
+    // Apps, on the auth service.
+    public static let authorizationStatus = OperationName(rawValue: "auth.status")
+    public static let requestAuthorization = OperationName(rawValue: "auth.request")
+    public static let presentLimitedLibraryPicker = OperationName(rawValue: "auth.presentLimitedLibraryPicker")
+    public static let watch = OperationName(rawValue: "auth.watch")
+    public static let changes = OperationName(rawValue: "auth.changes")
+
+    // The owner, on the auth service (beyond the registry).
+    public static let prompts = OperationName(rawValue: "owner.prompts")
+    public static let answerPrompt = OperationName(rawValue: "owner.prompts.answer")
+    public static let appAccess = OperationName(rawValue: "owner.access.list")
+    public static let setAccess = OperationName(rawValue: "owner.access.set")
+    public static let audit = OperationName(rawValue: "owner.audit")
+
+    // Apps, on the picker: the library (needs authorization).
+    public static let fetchAssets = OperationName(rawValue: "library.fetchAssets")
+    public static let queryAssets = OperationName(rawValue: "library.query")
+    public static let createAsset = OperationName(rawValue: "library.create")
+    public static let albums = OperationName(rawValue: "library.albums")
+    public static let createAlbum = OperationName(rawValue: "library.createAlbum")
+
     // Services, on the auth service.
     public static let identify = OperationName(rawValue: "auth.identify")
+    public static let decide = OperationName(rawValue: "auth.decide")
+    public static let assetCreated = OperationName(rawValue: "auth.assetCreated")
 }

@@ -24,3 +24,25 @@ extension IncomingRequest {
         }
     }
 }
+
+extension IncomingRequest {
+    /// The calling app's id, or `notAuthorized` for the owner and services.
+    public func requireApp() throws(LightboxError) -> String {
+        guard let app = principal.appID else {
+            throw LightboxError(.notAuthorized, "\(op) is for apps; connect with a registered app key.")
+        }
+        return app
+    }
+
+    /// Refuses anyone but Lightbox's own services.
+    public func requireService() throws(LightboxError) {
+        guard case .service = principal else {
+            throw LightboxError(.notAuthorized, "\(op) is for Lightbox services only.")
+        }
+    }
+
+    /// The connection the request came on, as text: a new connection is a new launch of the app.
+    public var connectionID: String {
+        peer.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -9,8 +9,11 @@ public struct IncomingRequest: Sendable {
     public let op: OperationName
     public let header: Data
     public let attachments: [Data]
+    /// The ROUTER's routing id of the connection.
+    let peer: Data
 
-    public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = []) {
+    public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data()) {
+        self.peer = peer
         self.principal = principal
         self.id = id
         self.op = op

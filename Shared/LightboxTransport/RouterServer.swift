@@ -172,7 +172,7 @@ private struct RouterLoop {
             return
         }
         let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
-                                      attachments: Array(message.frames.dropFirst(2)))
+                                      attachments: Array(message.frames.dropFirst(2)), peer: peer)
         switch op {
         case .streamCredit: grantCredit(peer: peer, request: request)
         case .streamCancel: cancelStream(peer: peer, request: request)

@@ -19,8 +19,8 @@ import Testing
         _ = try await harness.registerApp("big")
         let policy = harness.root.appendingPathComponent("policy.json")
         try Data(#"{"action":"choose","strategy":"newest","count":1}"#.utf8).write(to: policy)
-        async let auto = Task.detached { try harness.cli(["user", "auto", "--policy", policy.path, "--max-picks", "1"]) }.value
-        let pick = try harness.cli(["pick", "--app", "big", "--json"])
+        async let auto = harness.cli(["user", "auto", "--policy", policy.path, "--max-picks", "1"])
+        let pick = try await harness.cli(["pick", "--app", "big", "--json"])
         #expect(try await auto.status == 0)
         let results = try WireCoding.decode([PickerResult].self, from: Data(pick.output.utf8))
         let token = try #require(results.first?.itemProvider.token)
@@ -28,7 +28,7 @@ import Testing
         let pickerBefore = harness.peakMemory(of: harness.picker)
         let authBefore = harness.peakMemory(of: harness.auth)
         let out = harness.root.appendingPathComponent("large-copy.mp4")
-        let load = try harness.cli(["load", token, "--app", "big", "--out", out.path, "--json"])
+        let load = try await harness.cli(["load", token, "--app", "big", "--out", out.path, "--json"])
         #expect(load.status == 0, "\(load.errors)")
         struct Summary: Codable { var bytes: Int64; var sha256: String; var peakMemoryBytes: Int64 }
         let summary = try WireCoding.decode(Summary.self, from: Data(load.output.utf8))

@@ -115,11 +115,11 @@ import Testing
     @Test func cliPickUserAutoAndLoadWorkTogether() async throws {
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
-        #expect(try harness.cli(["app", "register", "cli-app", "--name", "CLI App"]).status == 0)
+        #expect(try await harness.cli(["app", "register", "cli-app", "--name", "CLI App"]).status == 0)
         let policy = harness.root.appendingPathComponent("policy.json")
         try Data(#"{"action":"choose","strategy":"named","files":["portrait.jpg","harbour.jpg"]}"#.utf8).write(to: policy)
-        async let auto = Task.detached { try harness.cli(["user", "auto", "--policy", policy.path, "--max-picks", "1"]) }.value
-        let pick = try harness.cli(["pick", "--app", "cli-app", "--limit", "2", "--ordered", "--photo-library"])
+        async let auto = harness.cli(["user", "auto", "--policy", policy.path, "--max-picks", "1"])
+        let pick = try await harness.cli(["pick", "--app", "cli-app", "--limit", "2", "--ordered", "--photo-library"])
         #expect(pick.status == 0, "\(pick.errors)")
         #expect(try await auto.status == 0)
         let lines = pick.output.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }
@@ -127,7 +127,7 @@ import Testing
         #expect(lines.allSatisfy { $0[1] == "public.jpeg" && $0[2].hasSuffix("/L0/001") })
 
         let out = harness.root.appendingPathComponent("portrait-copy.jpg")
-        let load = try harness.cli(["load", lines[0][0], "--app", "cli-app", "--out", out.path])
+        let load = try await harness.cli(["load", lines[0][0], "--app", "cli-app", "--out", out.path])
         #expect(load.status == 0, "\(load.errors)")
         #expect(try sha256(out) == sha256(ServiceHarness.samples.appendingPathComponent("portrait.jpg")))
         #expect(load.errors.contains("100%"))

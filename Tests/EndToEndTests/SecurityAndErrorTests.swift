@@ -73,7 +73,7 @@ import Testing
         #expect(try await items[1].itemProvider.loadDataRepresentation().isEmpty == false)
 
         // `lightbox user revoke --app` revokes the rest.
-        let revoke = try harness.cli(["user", "revoke", "--app", "demo"])
+        let revoke = try await harness.cli(["user", "revoke", "--app", "demo"])
         #expect(revoke.status == 0)
         #expect(revoke.output.contains("revoked 2 token(s)"))
         #expect(await errorCode { try await items[1].itemProvider.describe() } == .tokenRevoked)

@@ -3,6 +3,7 @@ import LightboxClient
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import Synchronization
 import Testing
 
 /// Starts the real `lightbox-auth` and `lightbox-picker` executables on temporary ipc endpoints and
@@ -22,8 +23,9 @@ final class ServiceHarness: @unchecked Sendable {
     private(set) var auth: Process!
     private(set) var picker: Process!
     let pickerArguments: [String]
+    let authArguments: [String]
 
-    init(tokenLifetime: Int = 3600, importFolders: [URL] = [ServiceHarness.samples]) throws {
+    init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples]) throws {
         // ipc paths must stay under ~100 characters.
         root = URL(fileURLWithPath: "/tmp/lbe-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -32,11 +34,12 @@ final class ServiceHarness: @unchecked Sendable {
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         for folder in importFolders { arguments += ["--import", folder.path] }
         pickerArguments = arguments
+        authArguments = ["--prompt-timeout", "\(promptTimeout)"]
     }
 
     /// Starts both services and waits until the picker answers the owner.
-    static func start(tokenLifetime: Int = 3600, importFolders: [URL] = [ServiceHarness.samples]) async throws -> ServiceHarness {
-        let harness = try ServiceHarness(tokenLifetime: tokenLifetime, importFolders: importFolders)
+    static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples]) async throws -> ServiceHarness {
+        let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
             "--endpoint", harness.directory.pickerEndpoint, "--auth-endpoint", harness.directory.authEndpoint,
@@ -58,7 +61,7 @@ final class ServiceHarness: @unchecked Sendable {
     }
 
     func startAuth() throws {
-        auth = try launch("lightbox-auth", ["--endpoint", directory.authEndpoint])
+        auth = try launch("lightbox-auth", ["--endpoint", directory.authEndpoint] + authArguments)
     }
 
     func launch(_ name: String, _ arguments: [String]) throws -> Process {
@@ -76,6 +79,8 @@ final class ServiceHarness: @unchecked Sendable {
     }
 
     func waitUntilReady() async throws {
+        // The auth service writes the owner's key on its first start; the picker its own.
+        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         _ = try await directory.keys.publicKey(KeyDirectory.picker, waitingUpTo: .seconds(30))
         let owner = try await ownerConnection(timeout: .seconds(1))
         for attempt in 1...30 {
@@ -97,11 +102,37 @@ final class ServiceHarness: @unchecked Sendable {
     }
 
     /// Registers an app (key in DATA/apps/ID.key) and connects it to the picker.
-    func registerApp(_ id: String, timeout: Duration = .seconds(10)) async throws -> DealerConnection {
+    @discardableResult
+    func registerApp(
+        _ id: String, usageReadWrite: String? = "To test read-write access.", usageAddOnly: String? = "To test adding.",
+        preventAutomaticLimitedAccessAlert: Bool = false, timeout: Duration = .seconds(10)
+    ) async throws -> DealerConnection {
         let keyPair = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL(id))
         let registry = AppRegistryClient(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair()))
-        try await registry.register(AppManifest(id: id, name: "App \(id)", publicKey: keyPair.publicKey, usageReadWrite: "Tests"))
+        try await registry.register(AppManifest(
+            id: id, name: "App \(id)", publicKey: keyPair.publicKey, usageReadWrite: usageReadWrite, usageAddOnly: usageAddOnly,
+            preventAutomaticLimitedAccessAlert: preventAutomaticLimitedAccessAlert))
         return try await directory.connectToPicker(as: keyPair, timeout: timeout)
+    }
+
+    /// PhotoLibrary for a registered app: a new pair of connections is a new launch.
+    func library(for app: String, timeout: Duration = .seconds(10)) async throws -> PhotoLibrary {
+        let keyPair = try directory.appKeyPair(app)
+        return PhotoLibrary(auth: try await directory.connectToAuth(as: keyPair, timeout: timeout),
+                            picker: try await directory.connectToPicker(as: keyPair, timeout: timeout))
+    }
+
+    func settings(timeout: Duration = .seconds(10)) async throws -> OwnerSettings {
+        OwnerSettings(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: timeout))
+    }
+
+    /// The first open prompt (of an app, when given), waiting for it to appear.
+    func openPrompt(_ settings: OwnerSettings, app: String? = nil, kind: OwnerPrompt.Kind? = nil) async throws -> OwnerPrompt {
+        for _ in 0..<20 {
+            let prompts = try await settings.prompts(waitingUpTo: .milliseconds(500))
+            if let prompt = prompts.first(where: { (app == nil || $0.app == app) && (kind == nil || $0.kind == kind) }) { return prompt }
+        }
+        throw LightboxError(.timeout, "no prompt reached the owner")
     }
 
     /// An app's pick, completed by the owner with whatever `choose` picks from the offered assets.
@@ -123,8 +154,10 @@ final class ServiceHarness: @unchecked Sendable {
         throw LightboxError(.timeout, "no pick reached the owner")
     }
 
-    /// Runs the `lightbox` CLI against these services; returns its exit status and standard output.
-    func cli(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
+    /// Runs the `lightbox` CLI against these services; returns its exit status and output. Waits on
+    /// Dispatch's threads, never the test's cooperative pool: a blocked pool could starve the very
+    /// task (a scripted owner, say) the command is waiting for.
+    func cli(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = Self.binaries.appendingPathComponent("lightbox")
         let common = ["--data", directory.dataDirectory.path, "--auth-endpoint", directory.authEndpoint,
@@ -137,10 +170,22 @@ final class ServiceHarness: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                let errorData = Mutex(Data())
+                let group = DispatchGroup()
+                group.enter()
+                DispatchQueue.global().async {
+                    errorData.withLock { $0 = errors.fileHandleForReading.readDataToEndOfFile() }
+                    group.leave()
+                }
+                let outputData = output.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                process.waitUntilExit()
+                continuation.resume(returning: (process.terminationStatus, String(decoding: outputData, as: UTF8.self),
+                                                String(decoding: errorData.withLock { $0 }, as: UTF8.self)))
+            }
+        }
     }
 
     func peakMemory(of process: Process) -> Int64 {

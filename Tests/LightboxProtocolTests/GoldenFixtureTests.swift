@@ -25,6 +25,9 @@ import Testing
         try assertRoundTrip("stream-credit.json", as: RequestEnvelope<StreamCredit>.self)
         try assertRoundTrip("register-app-request.json", as: RequestEnvelope<RegisterAppRequest>.self)
         try assertRoundTrip("choose-request.json", as: RequestEnvelope<ChooseRequest>.self)
+        try assertRoundTrip("auth-request.json", as: RequestEnvelope<AuthorizationRequest>.self)
+        try assertRoundTrip("set-access-request.json", as: RequestEnvelope<SetAccessRequest>.self)
+        try assertRoundTrip("fetch-assets-request.json", as: RequestEnvelope<FetchAssetsRequest>.self)
     }
 
     @Test func repliesRoundTrip() throws {
@@ -34,6 +37,14 @@ import Testing
         try assertRoundTrip("load-completion.json", as: ReplyEnvelope<StreamCompletion>.self)
         try assertRoundTrip("error-reply.json", as: ReplyEnvelope<ErrorBody>.self)
         try assertRoundTrip("pending-reply.json", as: ReplyEnvelope<PendingPicksResponse>.self)
+        try assertRoundTrip("prompt-shown-event.json", as: ReplyEnvelope<PromptShown>.self)
+        try assertRoundTrip("status-reply.json", as: ReplyEnvelope<StatusResponse>.self)
+        try assertRoundTrip("change-event.json", as: ReplyEnvelope<AuthorizationChange>.self)
+    }
+
+    @Test func everyFixtureIsChecked() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
+        #expect(names.count == 17)
     }
 
     @Test func pickRequestCarriesTheConfiguration() throws {

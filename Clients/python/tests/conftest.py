@@ -1,7 +1,9 @@
 """pytest fixtures: real lightbox-auth and lightbox-picker processes on temporary ipc:// endpoints.
 
 The binaries come from $LIGHTBOX_BIN (default: <repo>/.build/debug). One pair of services serves
-the whole test session; at teardown both get SIGTERM and must exit with status 0.
+the whole test session; at teardown both get SIGTERM and must exit with status 0. Because the
+services (and their authorization database) are shared, each authorization test registers its own
+app id, and assets tests add to the shared library are named py-….
 """
 
 import contextlib
@@ -83,6 +85,25 @@ class Services:
         return subprocess.run([binary("lightbox"), *arguments], capture_output=True, text=True, timeout=timeout,
                               env=self.environment())
 
+    def register_app(self, app, usage_read_write=None, usage_add_only=None, prevent_automatic_alert=False):
+        """Registers `app` (named `app` capitalized) with `lightbox app register`, with the usage
+        descriptions given; returns its id."""
+        arguments = ["app", "register", app, "--name", app.capitalize()]
+        if usage_read_write is not None:
+            arguments += ["--usage-read-write", usage_read_write]
+        if usage_add_only is not None:
+            arguments += ["--usage-add-only", usage_add_only]
+        if prevent_automatic_alert:
+            arguments.append("--prevent-automatic-limited-access-alert")
+        registered = self.lightbox(*arguments, *self.endpoint_arguments())
+        assert registered.returncode == 0, registered.stderr
+        return app
+
+    def sample_identifiers(self):
+        """{file name: asset identifier} of the library, from the owner's catalog."""
+        with self.directory.picker_as_owner() as connection:
+            return {asset.file_name: asset.identifier for asset in lb.OwnerSurface(connection).assets()}
+
     def stop(self):
         """SIGTERM to both (picker first); returns {name: exit status}."""
         statuses = {}
@@ -113,12 +134,14 @@ def wait_for_owner_ping(services, deadline):
             time.sleep(0.1)
 
 
-def start_services(root, register=(APP,)):
+def start_services(root, register=(APP,), prompt_timeout=None):
     """Starts lightbox-auth and lightbox-picker (importing Samples/library) under `root`, waits until
-    the owner's ping works, and registers the apps in `register` with the `lightbox` CLI."""
+    the owner's ping works, and registers the apps in `register` with the `lightbox` CLI.
+    `prompt_timeout` (seconds) is how long lightbox-auth keeps a prompt open (its default: 120)."""
     services = Services(root)
+    auth_arguments = ["--prompt-timeout", str(prompt_timeout)] if prompt_timeout is not None else []
     services.start("lightbox-auth", ["--data", services.data, "--endpoint", services.auth_endpoint,
-                                     "--log-level", "warning"])
+                                     "--log-level", "warning", *auth_arguments])
     services.start("lightbox-picker", ["--data", services.data, "--endpoint", services.picker_endpoint,
                                        "--auth-endpoint", services.auth_endpoint, "--import", SAMPLES,
                                        "--log-level", "warning"])
@@ -141,13 +164,13 @@ def start_services(root, register=(APP,)):
 
 
 @contextlib.contextmanager
-def running_services(register=(APP,)):
+def running_services(register=(APP,), prompt_timeout=None):
     """A private pair of services in a short temporary folder (ipc:// paths must stay under ~100
     characters); on exit both get SIGTERM and must exit with status 0."""
     root = tempfile.mkdtemp(prefix="lbpy")
     services = None
     try:
-        services = start_services(root, register)
+        services = start_services(root, register, prompt_timeout)
         yield services
     finally:
         statuses = services.stop() if services else {}
@@ -177,7 +200,21 @@ def owner_connection(services):
     connection.close()
 
 
-class OwnerThread(threading.Thread):
+class _OwnerWorker(threading.Thread):
+    """A background owner answering one pick or prompt; errors surface in join_and_check."""
+
+    error = None
+    answered = None
+
+    def join_and_check(self, timeout=40.0):
+        self.join(timeout)
+        assert not self.is_alive(), f"the {type(self).__name__} did not finish"
+        if self.error is not None:
+            raise self.error
+        return self.answered
+
+
+class OwnerThread(_OwnerWorker):
     """A scripted owner in a thread: long-polls owner.pending for the next pick of `app` and answers
     it by choosing the named files (in order) or by cancelling. `join_and_check` re-raises its errors."""
 
@@ -210,13 +247,6 @@ class OwnerThread(threading.Thread):
         except BaseException as error:  # reported by join_and_check
             self.error = error
 
-    def join_and_check(self, timeout=40.0):
-        self.join(timeout)
-        assert not self.is_alive(), "the owner thread did not finish"
-        if self.error is not None:
-            raise self.error
-        return self.answered
-
 
 @pytest.fixture
 def owner_thread(services):
@@ -224,6 +254,61 @@ def owner_thread(services):
 
     def start(**options):
         thread = OwnerThread(services, **options)
+        thread.start()
+        threads.append(thread)
+        return thread
+
+    yield start
+    for thread in threads:
+        thread.join(40.0)
+
+
+@pytest.fixture
+def owner_settings(services):
+    """The owner's settings on the auth service (OwnerSettings over its own connection)."""
+    connection = services.directory.auth_as_owner()
+    yield lb.OwnerSettings(connection)
+    connection.close()
+
+
+class PromptThread(_OwnerWorker):
+    """A scripted owner for prompts in a thread: long-polls owner.prompts for the next prompt of
+    `kind` for `app` and answers it with `answer` and `selection` (a list, or a function of the
+    OwnerPrompt returning one). `join_and_check` re-raises its errors and returns the prompt."""
+
+    def __init__(self, services, app, answer, kind="authorization", selection=None, within=30.0):
+        super().__init__(daemon=True)
+        self.directory = services.directory
+        self.app, self.answer, self.kind, self.selection, self.within = app, answer, kind, selection, within
+        self.error = None
+        self.answered = None  # the OwnerPrompt answered
+
+    def run(self):
+        try:
+            with self.directory.auth_as_owner() as connection:
+                owner = lb.OwnerSettings(connection)
+                deadline = time.monotonic() + self.within
+                while time.monotonic() < deadline:
+                    for prompt in owner.prompts(wait_ms=500):
+                        if prompt.app != self.app or prompt.kind != self.kind:
+                            continue
+                        selection = self.selection(prompt) if callable(self.selection) else self.selection
+                        owner.answer(prompt, self.answer, selection)
+                        self.answered = prompt
+                        return
+                    # prompts() returns at once while other apps' prompts are open: don't spin.
+                    time.sleep(0.05)
+                raise AssertionError(f"no {self.kind} prompt for {self.app} arrived within {self.within} s")
+        except BaseException as error:  # reported by join_and_check
+            self.error = error
+
+
+@pytest.fixture
+def prompt_thread(services):
+    threads = []
+
+    def start(app, answer, **options):
+        thread = PromptThread(services, app, answer, **options)
         thread.start()
         threads.append(thread)
         return thread

@@ -43,11 +43,16 @@ REQUEST_BUILDERS = {
         "demo", "Demo App", "rq:rM>}U?@Lns47E1%kR.o@n%FcmmsL/@{H8]yf7",
         usage_read_write="To edit your photos.", usage_add_only="To save edited copies.",
         prevent_automatic_limited_access_alert=False)),
+    "auth-request.json": lambda: lb.build_request("auth.request", lb.authorization_request_body("readWrite")),
+    "set-access-request.json": lambda: lb.build_request("owner.access.set", lb.set_access_body(
+        "demo", read_write="limited", selection=["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
+    "fetch-assets-request.json": lambda: lb.build_request("library.fetchAssets", lb.fetch_assets_body(
+        ["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
 }
 
 REPLY_FIXTURES = {
     "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
-    "pick-started-event.json",
+    "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json",
 }
 
 
@@ -200,3 +205,83 @@ def test_uti_table_matches_swift_source():
     for child, listed in re.findall(r"\.(\w+): \[([^\]]*)\]", table):
         parents[constants[child]] = tuple(constants[name] for name in re.findall(r"\.(\w+)", listed))
     assert parents == {key: tuple(value) for key, value in lb.UTI_PARENTS.items()}
+
+
+def test_prompt_shown_event():
+    reply = lb.parse_reply(json.dumps(load("prompt-shown-event.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-7", "event", False)
+    assert lb.prompt_shown(reply) == "prompt-xyz789"
+    # Other events and final replies are not prompts.
+    assert lb.prompt_shown(lb.parse_reply(json.dumps(load("pick-started-event.json")).encode())) is None
+    assert lb.prompt_shown(lb.parse_reply(json.dumps(load("status-reply.json")).encode())) is None
+
+
+def test_status_reply():
+    reply = lb.parse_reply(json.dumps(load("status-reply.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-7", "ok", True)
+    assert lb.StatusReply.from_json(reply.body) == lb.StatusReply(level="readWrite", status="limited")
+    assert reply.body["status"] in lb.AUTHORIZATION_STATUSES
+    # The legacy status has no level.
+    assert lb.StatusReply.from_json({"status": "authorized"}) == lb.StatusReply(level=None, status="authorized")
+
+
+def test_change_event():
+    reply = lb.parse_reply(json.dumps(load("change-event.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-8", "event", False)
+    change = lb.AuthorizationChange.from_json(reply.body)
+    assert change == lb.AuthorizationChange(
+        token=42, app="demo", level="readWrite", status="limited",
+        added=["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"], removed=[],
+        at=dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc))
+
+
+def test_authorization_builders_check_their_choices():
+    assert lb.status_request_body() == {}
+    assert lb.status_request_body("addOnly") == {"level": "addOnly"}
+    assert lb.changes_request_body() == {} and lb.changes_request_body(42) == {"since": 42}
+    assert lb.answer_prompt_body("prompt-1", "done", ["a"]) == {"prompt": "prompt-1", "answer": "done", "selection": ["a"]}
+    assert lb.answer_prompt_body("prompt-1", "deny") == {"prompt": "prompt-1", "answer": "deny"}
+    assert lb.set_access_body("demo", reset=True) == {"app": "demo", "reset": True}
+    assert lb.set_access_body("demo", add_only="allow") == {"app": "demo", "addOnly": "allow"}
+    assert lb.audit_body() == {"limit": 200} and lb.audit_body("demo", 5) == {"app": "demo", "limit": 5}
+    assert lb.prompts_request_body(-5) == {"waitMs": 0}
+    assert lb.create_asset_body() == {} and lb.create_asset_body("x.jpg") == {"fileName": "x.jpg"}
+    for build in (lambda: lb.authorization_request_body("write"), lambda: lb.status_request_body("limited"),
+                  lambda: lb.answer_prompt_body("prompt-1", "yes"), lambda: lb.set_access_body("demo", read_write="allow"),
+                  lambda: lb.set_access_body("demo", add_only="full"), lambda: lb.query_body(media_type="audio"),
+                  lambda: lb.fetch_assets_body("8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001")):
+        with pytest.raises(lb.LightboxError) as raised:
+            build()
+        assert raised.value.code == "badRequest"
+
+
+def test_query_body_dates_are_utc_whole_seconds():
+    assert lb.query_body() == {"sort": "newestFirst", "offset": 0, "limit": 100}
+    body = lb.query_body(
+        media_type="video", date_from=dt.datetime(2026, 1, 1, 12, 0, 0, 750000),  # naive: UTC
+        date_to=dt.datetime(2026, 1, 2, 1, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))), oldest_first=True,
+        offset=3, limit=2)
+    assert body == {"mediaType": "video", "from": "2026-01-01T12:00:00Z", "to": "2026-01-01T23:00:00Z",
+                    "sort": "oldestFirst", "offset": 3, "limit": 2}
+    assert lb.format_date(dt.date(2026, 3, 4)) == "2026-03-04T00:00:00Z"
+    assert lb.format_date("2026-01-01T12:00:00+01:00") == "2026-01-01T11:00:00Z"
+    # What the client writes, the wire's own parser reads back.
+    assert lb.parse_date(lb.format_date("2026-01-01T12:00:00Z")) == dt.datetime(2026, 1, 1, 12, tzinfo=dt.timezone.utc)
+    with pytest.raises(lb.LightboxError):
+        lb.format_date("yesterday")
+
+
+def test_owner_side_parsers():
+    prompt = lb.OwnerPrompt.from_json({
+        "prompt": "prompt-xyz789", "kind": "authorization", "app": "demo", "appName": "Demo App", "level": "readWrite",
+        "usageDescription": "To edit your photos.", "selection": [], "createdAt": "2026-01-01T12:00:00Z"})
+    assert (prompt.prompt, prompt.kind, prompt.app_name, prompt.level) == ("prompt-xyz789", "authorization", "Demo App", "readWrite")
+    assert prompt.usage_description == "To edit your photos." and prompt.selection == []
+    update = lb.AccessUpdate.from_json({"access": {"app": "demo", "name": "Demo App", "readWrite": "limited",
+                                                   "addOnly": "notDetermined", "selectionCount": 1}, "token": 42})
+    assert update == lb.AccessUpdate(lb.AppAccess("demo", "Demo App", "limited", "notDetermined", 1), 42)
+    entry = lb.AuditEntry.from_json({"app": "demo", "operation": "read", "assetCount": 2, "outcome": "allowed:selection",
+                                     "at": "2026-01-01T12:00:00Z"})
+    assert (entry.operation, entry.asset_count, entry.outcome) == ("read", 2, "allowed:selection")
+    album = lb.Album.from_json({"identifier": "A/L0/040", "title": "Trips", "createdAt": "2026-01-01T12:00:00Z"})
+    assert album.title == "Trips" and album.created_at.year == 2026

@@ -1,0 +1,70 @@
+import LightboxProtocol
+
+/// PhotoKit's rules, as pure functions of an app's stored statuses: what each library action may
+/// do, and when a request may prompt. The only place these rules live.
+enum AccessPolicy {
+    /// `PHPhotoLibrary.authorizationStatus()` without a level reports limited as authorized.
+    static func legacyStatus(readWrite: AuthorizationStatus) -> AuthorizationStatus {
+        readWrite == .limited ? .authorized : readWrite
+    }
+
+    /// Adding is allowed when addOnly is authorized, or readWrite is authorized or limited.
+    static func canAdd(readWrite: AuthorizationStatus, addOnly: AuthorizationStatus) -> Bool {
+        addOnly == .authorized || readWrite == .authorized || readWrite == .limited
+    }
+
+    static func decide(_ action: LibraryAction, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus,
+                       selection: [String]) -> LibraryDecision {
+        switch action {
+        case .read:
+            // Reading never fails: without access it finds nothing, as PHAsset fetches do on iOS.
+            switch readWrite {
+            case .authorized: return LibraryDecision(allowed: true, scope: .all, status: readWrite)
+            case .limited: return LibraryDecision(allowed: true, scope: .selection, selection: selection, status: readWrite)
+            default: return LibraryDecision(allowed: true, scope: .none, status: readWrite)
+            }
+        case .add:
+            guard canAdd(readWrite: readWrite, addOnly: addOnly) else {
+                return LibraryDecision(allowed: false, scope: .none, status: readWrite,
+                                       reason: "Adding needs add-only or read-write access; request it with auth.request.")
+            }
+            return LibraryDecision(allowed: true, scope: .none, status: addOnly == .authorized ? addOnly : readWrite)
+        case .listAlbums, .createAlbum:
+            guard readWrite == .authorized else {
+                let reason = readWrite == .limited
+                    ? "Albums cannot be listed or created with limited access."
+                    : "Albums need full read-write access (status: \(readWrite))."
+                return LibraryDecision(allowed: false, scope: .none, status: readWrite, reason: reason)
+            }
+            return LibraryDecision(allowed: true, scope: .all, status: readWrite)
+        }
+    }
+
+    /// The status an owner's answer to an authorization prompt sets, or nil if it does not fit the level.
+    static func status(for answer: PromptAnswer, level: AccessLevel) -> AuthorizationStatus? {
+        switch (level, answer) {
+        case (.readWrite, .full): .authorized
+        case (.readWrite, .limited): .limited
+        case (.addOnly, .allow): .authorized
+        case (_, .deny): .denied
+        default: nil
+        }
+    }
+
+    static func status(for setting: SetAccessRequest.ReadWrite) -> AuthorizationStatus {
+        switch setting {
+        case .full: .authorized
+        case .limited: .limited
+        case .none: .denied
+        case .restricted: .restricted
+        }
+    }
+
+    static func status(for setting: SetAccessRequest.AddOnly) -> AuthorizationStatus {
+        switch setting {
+        case .allow: .authorized
+        case .none: .denied
+        case .restricted: .restricted
+        }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+
+/// Statuses, limited selections and the change log, persisted. Every change commits in one
+/// transaction with its change record (synchronous=FULL): when a caller is answered, it is on disk.
+public struct AuthorizationStore: Sendable {
+    let database: DatabasePool
+
+    struct Access: Sendable, Hashable {
+        var readWrite: AuthorizationStatus
+        var addOnly: AuthorizationStatus
+        var selection: [String]
+
+        func status(_ level: AccessLevel) -> AuthorizationStatus {
+            level == .readWrite ? readWrite : addOnly
+        }
+    }
+
+    /// What a change asks for; nil fields stay as they are.
+    struct Update: Sendable {
+        var readWrite: AuthorizationStatus?
+        var addOnly: AuthorizationStatus?
+        /// The whole new selection.
+        var selection: [String]?
+        /// Assets to add to the selection.
+        var addedAssets: [String] = []
+    }
+
+    func access(of app: String) async throws -> Access {
+        try await database.read { db in try Self.access(of: app, db) }
+    }
+
+    static func access(of app: String, _ db: Database) throws -> Access {
+        let rows = try Row.fetchAll(db, sql: "SELECT level, status FROM authorization WHERE app = ?", arguments: [app])
+        var statuses: [String: AuthorizationStatus] = [:]
+        for row in rows { statuses[row["level"]] = AuthorizationStatus(rawValue: row["status"]) }
+        let selection = try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
+        return Access(readWrite: statuses[AccessLevel.readWrite.rawValue] ?? .notDetermined,
+                      addOnly: statuses[AccessLevel.addOnly.rawValue] ?? .notDetermined, selection: selection)
+    }
+
+    /// Applies an update and returns the changes it made (none when nothing differs).
+    func apply(_ update: Update, to app: String, now: Date = Date()) async throws -> [AuthorizationChange] {
+        try await database.write { db in
+            let before = try Self.access(of: app, db)
+            var changes: [AuthorizationChange] = []
+            let newReadWrite = update.readWrite ?? before.readWrite
+            var selection = update.selection.map(Self.unique) ?? before.selection
+            for asset in update.addedAssets where !selection.contains(asset) { selection.append(asset) }
+            // A selection means something only while limited: leaving limited empties it, so a
+            // watcher is told those assets are gone and a later limited grant starts afresh.
+            if newReadWrite != .limited { selection = [] }
+            let added = selection.filter { !before.selection.contains($0) }
+            let removed = before.selection.filter { !selection.contains($0) }
+            if !added.isEmpty || !removed.isEmpty {
+                try db.execute(sql: "DELETE FROM selection WHERE app = ?", arguments: [app])
+                for (position, asset) in selection.enumerated() {
+                    try db.execute(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)", arguments: [app, asset, position])
+                }
+            }
+            let newAddOnly = update.addOnly ?? before.addOnly
+            if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty {
+                try Self.setStatus(newReadWrite, level: .readWrite, app: app, now: now, db)
+                changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed, now: now, db))
+            }
+            if newAddOnly != before.addOnly {
+                try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
+                changes.append(try Self.record(app: app, level: .addOnly, status: newAddOnly, added: [], removed: [], now: now, db))
+            }
+            return changes
+        }
+    }
+
+    /// Back to notDetermined at both levels, selection cleared.
+    func reset(_ app: String, now: Date = Date()) async throws -> [AuthorizationChange] {
+        try await apply(Update(readWrite: .notDetermined, addOnly: .notDetermined, selection: []), to: app, now: now)
+    }
+
+    func changes(of app: String, since token: Int64) async throws -> [AuthorizationChange] {
+        try await database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM change WHERE app = ? AND token > ? ORDER BY token", arguments: [app, token])
+                .map(Self.change)
+        }
+    }
+
+    func latestToken(of app: String) async throws -> Int64 {
+        try await database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change WHERE app = ?", arguments: [app]) ?? 0
+        }
+    }
+
+    private static func setStatus(_ status: AuthorizationStatus, level: AccessLevel, app: String, now: Date, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO authorization (app, level, status, updatedAt) VALUES (?, ?, ?, ?)
+            ON CONFLICT (app, level) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt
+            """, arguments: [app, level.rawValue, status.rawValue, now])
+    }
+
+    private static func record(app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String],
+                               now: Date, _ db: Database) throws -> AuthorizationChange {
+        try db.execute(sql: "INSERT INTO change (app, level, status, added, removed, at) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [app, level.rawValue, status.rawValue, json(added), json(removed), now])
+        return AuthorizationChange(token: db.lastInsertedRowID, app: app, level: level, status: status, added: added, removed: removed, at: now)
+    }
+
+    private static func change(_ row: Row) -> AuthorizationChange {
+        AuthorizationChange(token: row["token"], app: row["app"], level: AccessLevel(rawValue: row["level"]) ?? .readWrite,
+                            status: AuthorizationStatus(rawValue: row["status"]) ?? .notDetermined,
+                            added: strings(row["added"]), removed: strings(row["removed"]), at: row["at"])
+    }
+
+    private static func json(_ strings: [String]) -> String {
+        String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    private static func strings(_ text: String) -> [String] {
+        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
+    }
+
+    private static func unique(_ assets: [String]) -> [String] {
+        var seen = Set<String>()
+        return assets.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// Questions waiting for the owner. Apps that asked wait on them; the owner's surfaces list and
+/// answer them. A second request for the same app and question joins the open prompt.
+actor PromptCenter {
+    enum Outcome: Sendable {
+        case status(AuthorizationStatus)
+        case selection(added: [String])
+        case timedOut
+    }
+
+    private struct Pending {
+        var prompt: OwnerPrompt
+        var waiters: [CheckedContinuation<Outcome, Never>] = []
+    }
+
+    private var pending: [String: Pending] = [:]
+    private var ownerWatchers: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// How long a prompt stays open; then it is withdrawn and whoever waits gets `timedOut`.
+    let timeout: Duration
+
+    init(timeout: Duration) {
+        self.timeout = timeout
+    }
+
+    /// The open prompt for this app and question, or a new one.
+    func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
+              selection: [String]) -> OwnerPrompt {
+        if let existing = pending.values.first(where: { $0.prompt.app == app && $0.prompt.kind == kind && $0.prompt.level == level }) {
+            return existing.prompt
+        }
+        let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,
+                                 level: level, usageDescription: usageDescription, selection: selection, createdAt: Date())
+        pending[prompt.prompt] = Pending(prompt: prompt)
+        for watcher in ownerWatchers.values { watcher.resume() }
+        ownerWatchers.removeAll()
+        let timeout = self.timeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            self.expire(prompt.prompt)
+        }
+        return prompt
+    }
+
+    /// Waits for the owner's answer; when the prompt times out it is withdrawn and nothing changes.
+    func wait(for id: String) async -> Outcome {
+        guard pending[id] != nil else { return .timedOut }
+        return await withCheckedContinuation { continuation in
+            pending[id]?.waiters.append(continuation)
+        }
+    }
+
+    private func expire(_ id: String) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        for waiter in entry.waiters { waiter.resume(returning: .timedOut) }
+    }
+
+    func prompt(_ id: String) -> OwnerPrompt? { pending[id]?.prompt }
+
+    /// Removes a prompt and hands its answer to everyone waiting on it.
+    func resolve(_ id: String, with outcome: Outcome) {
+        guard let entry = pending.removeValue(forKey: id) else { return }
+        for waiter in entry.waiters { waiter.resume(returning: outcome) }
+    }
+
+    func all() -> [OwnerPrompt] {
+        pending.values.map(\.prompt).sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// Returns once a prompt is pending or `timeout` has passed (the owner's long poll).
+    func waitForPrompts(upTo timeout: Duration) async {
+        guard pending.isEmpty, timeout > .zero else { return }
+        let key = UUID()
+        await withCheckedContinuation { continuation in
+            ownerWatchers[key] = continuation
+            Task {
+                try? await Task.sleep(for: timeout)
+                self.wakeOwner(key)
+            }
+        }
+    }
+
+    private func wakeOwner(_ key: UUID) {
+        ownerWatchers.removeValue(forKey: key)?.resume()
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Media
+
+/// The library operations apps call on the picker. Every one asks lightbox-auth first and applies
+/// the scope it answers; the picker itself decides nothing about permissions.
+extension PickerService {
+    func fetchAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let identifiers = try request.body(FetchAssetsRequest.self).localIdentifiers
+        let decision = try await decide(.read, for: app, on: request, assetCount: identifiers.count)
+        let visible = Self.visible(identifiers, in: decision)
+        let found = try await catalog.assets(visible)
+        // In the order asked, as PHFetchResult keeps it; unknown or unseen identifiers are simply absent.
+        let assets = visible.compactMap { found[$0]?.summary }
+        responder.succeed(FetchAssetsResponse(assets: assets, total: assets.count))
+    }
+
+    func queryAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let query = try request.body(AssetQuery.self)
+        let decision = try await decide(.read, for: app, on: request)
+        switch decision.scope {
+        case .none:
+            responder.succeed(FetchAssetsResponse(assets: [], total: 0))
+        case .selection, .all:
+            let (page, total) = try await catalog.assets(matching: query, within: decision.scope == .all ? nil : decision.selection)
+            responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total))
+        }
+    }
+
+    func createAsset(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(CreateAssetRequest.self)
+        guard request.attachments.count == 1, let bytes = request.attachments.first, !bytes.isEmpty else {
+            throw LightboxError(.badRequest, "library.create needs the photo or video as one binary frame after the header.")
+        }
+        let decision = try await decide(.add, for: app, on: request, assetCount: 1)
+        guard decision.allowed else {
+            throw LightboxError(.notAuthorized, decision.reason ?? "This app may not add to the library.")
+        }
+        let incoming = catalog.originals.deletingLastPathComponent().appendingPathComponent("incoming")
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        let file = incoming.appendingPathComponent(UUID().uuidString)
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let name = body.fileName.map { ($0 as NSString).lastPathComponent }.flatMap { $0.isEmpty ? nil : $0 }
+        let identifier: String
+        do {
+            identifier = try await importer.importFile(file, fileName: name ?? "\(app)-\(Int(Date().timeIntervalSince1970))").identifier
+        } catch let error as MediaError {
+            throw LightboxError(.badMedia, "The added file is not usable media: \(error.message)")
+        }
+        _ = try await authConnection().request(.assetCreated, AssetCreatedRequest(app: app, asset: identifier), as: Empty.self)
+        responder.succeed(CreateAssetResponse(identifier: identifier))
+    }
+
+    func listAlbums(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let decision = try await decide(.listAlbums, for: app, on: request)
+        guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not list albums.") }
+        responder.succeed(AlbumsResponse(albums: try await catalog.albums()))
+    }
+
+    func createAlbum(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let title = try request.body(CreateAlbumRequest.self).title.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !title.isEmpty, title.count <= 200 else { throw LightboxError(.badRequest, "An album needs a title of 1 to 200 characters.") }
+        let decision = try await decide(.createAlbum, for: app, on: request)
+        guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not create albums.") }
+        responder.succeed(AlbumResponse(album: try await catalog.createAlbum(title: title)))
+    }
+
+    func decide(_ action: LibraryAction, for app: String, on request: IncomingRequest, assetCount: Int? = nil) async throws -> LibraryDecision {
+        let question = LibraryDecisionRequest(app: app, connection: request.connectionID, action: action, assetCount: assetCount)
+        do {
+            return try await authConnection().request(.decide, question, as: LibraryDecision.self)
+        } catch let error as LightboxError where error.code == .timeout {
+            throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
+        }
+    }
+
+    /// The identifiers a decision lets an app see, in the order asked.
+    static func visible(_ identifiers: [String], in decision: LibraryDecision) -> [String] {
+        switch decision.scope {
+        case .all: identifiers
+        case .selection: identifiers.filter(Set(decision.selection).contains)
+        case .none: []
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// The owner's side of the auth service: prompts, per-app settings and the audit trail.
+public struct OwnerSettings: Sendable {
+    let auth: DealerConnection
+
+    public init(auth: DealerConnection) {
+        self.auth = auth
+    }
+
+    /// Prompts waiting for the owner; waits up to `wait` for one when none is open.
+    public func prompts(waitingUpTo wait: Duration = .zero) async throws -> [OwnerPrompt] {
+        try await auth.request(.prompts, PromptsRequest(waitMs: wait.milliseconds), as: PromptsResponse.self,
+                               timeout: wait + .seconds(10)).prompts
+    }
+
+    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil) async throws {
+        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection), as: Empty.self)
+    }
+
+    public func apps() async throws -> [AppAccess] {
+        try await auth.request(.appAccess, Empty(), as: AppAccessListResponse.self).apps
+    }
+
+    @discardableResult
+    public func setAccess(_ request: SetAccessRequest) async throws -> SetAccessResponse {
+        try await auth.request(.setAccess, request, as: SetAccessResponse.self)
+    }
+
+    public func audit(app: String? = nil, limit: Int = 200) async throws -> [AuditEntry] {
+        try await auth.request(.audit, AuditRequest(app: app, limit: limit), as: AuditResponse.self).entries
+    }
+}
+
+extension Duration {
+    /// Whole milliseconds, for `waitMs` fields.
+    var milliseconds: Int {
+        Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
+    }
+}

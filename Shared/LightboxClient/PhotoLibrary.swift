@@ -1,0 +1,114 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// PHPhotoLibrary and PHAsset for an app: authorization (auth service) and library access (picker,
+/// which asks the auth service). Shaped like PhotoKit so ported code reads the same.
+public struct PhotoLibrary: Sendable {
+    let auth: DealerConnection
+    let picker: DealerConnection
+
+    public init(auth: DealerConnection, picker: DealerConnection) {
+        self.auth = auth
+        self.picker = picker
+    }
+
+    /// `PHPhotoLibrary.authorizationStatus(for:)`.
+    public func authorizationStatus(for level: AccessLevel) async throws -> AuthorizationStatus {
+        try await auth.request(.authorizationStatus, StatusRequest(level: level), as: StatusResponse.self).status
+    }
+
+    /// The legacy `PHPhotoLibrary.authorizationStatus()`: limited reads as authorized.
+    public func authorizationStatus() async throws -> AuthorizationStatus {
+        try await auth.request(.authorizationStatus, StatusRequest(), as: StatusResponse.self).status
+    }
+
+    /// `PHPhotoLibrary.requestAuthorization(for:)`: prompts the owner only while notDetermined
+    /// (`onPrompt` gets the prompt's id); afterwards answers with the stored status.
+    public func requestAuthorization(
+        for level: AccessLevel, timeout: Duration = .seconds(300), onPrompt: @Sendable (String) -> Void = { _ in }
+    ) async throws -> AuthorizationStatus {
+        for try await reply in auth.send(.requestAuthorization, AuthorizationRequest(level: level), timeout: timeout) {
+            switch reply.status {
+            case .event: if let shown = try? reply.body(PromptShown.self) { onPrompt(shown.prompt) }
+            case .ok: return try reply.body(StatusResponse.self).status
+            default: continue
+            }
+        }
+        throw LightboxError(.internal, "auth.request ended without a final reply.")
+    }
+
+    /// `PHPhotoLibrary.presentLimitedLibraryPicker`: the owner edits the selection; returns the
+    /// identifiers newly added. Throws `notLimited` unless access is limited.
+    public func presentLimitedLibraryPicker(
+        timeout: Duration = .seconds(300), onPrompt: @Sendable (String) -> Void = { _ in }
+    ) async throws -> [String] {
+        for try await reply in auth.send(.presentLimitedLibraryPicker, Empty(), timeout: timeout) {
+            switch reply.status {
+            case .event: if let shown = try? reply.body(PromptShown.self) { onPrompt(shown.prompt) }
+            case .ok: return try reply.body(LimitedLibraryPickerResponse.self).added
+            default: continue
+            }
+        }
+        throw LightboxError(.internal, "auth.presentLimitedLibraryPicker ended without a final reply.")
+    }
+
+    /// `PHAsset.fetchAssets(withLocalIdentifiers:)`: only the assets this app may see, in the order
+    /// asked; without access the result is simply empty.
+    public func fetchAssets(withLocalIdentifiers identifiers: [String]) async throws -> [AssetSummary] {
+        try await picker.request(.fetchAssets, FetchAssetsRequest(localIdentifiers: identifiers), as: FetchAssetsResponse.self).assets
+    }
+
+    /// `PHAsset.fetchAssets(with:options:)`: by media type and date, sorted and paged.
+    public func fetchAssets(_ query: AssetQuery) async throws -> FetchAssetsResponse {
+        try await picker.request(.queryAssets, query, as: FetchAssetsResponse.self)
+    }
+
+    /// `PHAssetCreationRequest`: adds a photo or video (needs add-only or read-write access).
+    public func createAsset(_ data: Data, fileName: String? = nil) async throws -> String {
+        var identifier: String?
+        for try await reply in picker.send(.createAsset, CreateAssetRequest(fileName: fileName), attachments: [data]) where reply.status == .ok {
+            identifier = try reply.body(CreateAssetResponse.self).identifier
+        }
+        guard let identifier else { throw LightboxError(.internal, "library.create ended without a final reply.") }
+        return identifier
+    }
+
+    /// The albums (needs full read-write access).
+    public func albums() async throws -> [Album] {
+        try await picker.request(.albums, Empty(), as: AlbumsResponse.self).albums
+    }
+
+    public func createAlbum(title: String) async throws -> Album {
+        try await picker.request(.createAlbum, CreateAlbumRequest(title: title), as: AlbumResponse.self).album
+    }
+
+    /// Changes to this app's access as they happen (PHPhotoLibraryChangeObserver). With `since`,
+    /// changes after that token come first, so a reconnecting app misses nothing.
+    public func changes(since token: Int64? = nil) -> AsyncThrowingStream<AuthorizationChange, Error> {
+        let replies = auth.send(.watch, ChangesRequest(since: token), timeout: .seconds(365 * 86_400))
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var latest = token ?? 0
+                    for try await reply in replies where reply.status == .event {
+                        let change = try reply.body(AuthorizationChange.self)
+                        // A change may arrive both live and in the replay; tokens only grow.
+                        guard change.token > latest else { continue }
+                        latest = change.token
+                        continuation.yield(change)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// What changed after `token`, and the newest token (for a client that was away).
+    public func changes(after token: Int64) async throws -> ChangesResponse {
+        try await auth.request(.changes, ChangesRequest(since: token), as: ChangesResponse.self)
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+
+/// PHAccessLevel: adding to the library, or reading and writing it.
+public enum AccessLevel: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    case addOnly, readWrite
+    public var description: String { rawValue }
+}
+
+/// PHAuthorizationStatus. `limited` exists for `readWrite` only.
+public enum AuthorizationStatus: String, Codable, Sendable, CaseIterable, CustomStringConvertible {
+    case notDetermined, restricted, denied, authorized, limited
+    public var description: String { rawValue }
+}
+
+/// `auth.status`: an app's status for a level; without a level, the legacy status (limited reads
+/// as authorized, as `PHPhotoLibrary.authorizationStatus()` does).
+public struct StatusRequest: Codable, Sendable {
+    public var level: AccessLevel?
+    public init(level: AccessLevel? = nil) { self.level = level }
+}
+
+public struct StatusResponse: Codable, Sendable, Hashable {
+    public var level: AccessLevel?
+    public var status: AuthorizationStatus
+    public init(level: AccessLevel?, status: AuthorizationStatus) {
+        self.level = level
+        self.status = status
+    }
+}
+
+/// `auth.request`: prompts the owner once, only while notDetermined. An `event` `PromptShown`
+/// comes first when a prompt is raised; the final `ok` is a `StatusResponse`.
+public struct AuthorizationRequest: Codable, Sendable {
+    public var level: AccessLevel
+    public init(level: AccessLevel) { self.level = level }
+}
+
+public struct PromptShown: Codable, Sendable, Hashable {
+    public var event: String
+    public var prompt: String
+    public init(prompt: String) {
+        event = "promptShown"
+        self.prompt = prompt
+    }
+}
+
+/// `auth.presentLimitedLibraryPicker`'s final `ok`: the identifiers the owner newly added.
+public struct LimitedLibraryPickerResponse: Codable, Sendable, Hashable {
+    public var added: [String]
+    public init(added: [String]) { self.added = added }
+}
+
+/// One change to an app's access: sent to watchers as an `event`, and kept for `auth.changes`.
+public struct AuthorizationChange: Codable, Sendable, Hashable {
+    /// Increases with every change; pass the last one seen to `auth.changes` after a reconnect.
+    public var token: Int64
+    public var app: String
+    public var level: AccessLevel
+    public var status: AuthorizationStatus
+    public var added: [String]
+    public var removed: [String]
+    public var at: Date
+
+    public init(token: Int64, app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String], at: Date) {
+        self.token = token
+        self.app = app
+        self.level = level
+        self.status = status
+        self.added = added
+        self.removed = removed
+        self.at = at
+    }
+}
+
+/// `auth.watch`: `event` replies carrying `AuthorizationChange`, until the client goes away.
+/// `auth.changes`: what changed after `since`, and the newest token.
+public struct ChangesRequest: Codable, Sendable {
+    public var since: Int64?
+    public init(since: Int64? = nil) { self.since = since }
+}
+
+public struct ChangesResponse: Codable, Sendable {
+    public var changes: [AuthorizationChange]
+    public var token: Int64
+    public init(changes: [AuthorizationChange], token: Int64) {
+        self.changes = changes
+        self.token = token
+    }
+}
+
+// MARK: The owner's side
+
+/// A question waiting for the owner: an authorization prompt, or the limited-library picker.
+public struct OwnerPrompt: Codable, Sendable, Hashable {
+    public enum Kind: String, Codable, Sendable { case authorization, limitedLibrary }
+
+    public var prompt: String
+    public var kind: Kind
+    public var app: String
+    public var appName: String
+    public var level: AccessLevel?
+    /// The manifest's reason for asking, shown with an authorization prompt.
+    public var usageDescription: String?
+    /// The current limited selection, preselected in the limited-library picker.
+    public var selection: [String]
+    public var createdAt: Date
+
+    public init(prompt: String, kind: Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
+                selection: [String], createdAt: Date) {
+        self.prompt = prompt
+        self.kind = kind
+        self.app = app
+        self.appName = appName
+        self.level = level
+        self.usageDescription = usageDescription
+        self.selection = selection
+        self.createdAt = createdAt
+    }
+}
+
+public struct PromptsRequest: Codable, Sendable {
+    public var waitMs: Int?
+    public init(waitMs: Int? = nil) { self.waitMs = waitMs }
+}
+
+public struct PromptsResponse: Codable, Sendable {
+    public var prompts: [OwnerPrompt]
+    public init(prompts: [OwnerPrompt]) { self.prompts = prompts }
+}
+
+/// How the owner answers: readWrite prompts take full / limited / deny; addOnly prompts allow /
+/// deny; the limited-library picker takes `done` with the whole new selection.
+public enum PromptAnswer: String, Codable, Sendable, CaseIterable {
+    case full, limited, deny, allow, done
+}
+
+public struct AnswerPromptRequest: Codable, Sendable {
+    public var prompt: String
+    public var answer: PromptAnswer
+    /// With `limited` and `done`: the selection the app may see.
+    public var selection: [String]?
+    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil) {
+        self.prompt = prompt
+        self.answer = answer
+        self.selection = selection
+    }
+}
+
+/// What the owner's settings show for one app.
+public struct AppAccess: Codable, Sendable, Hashable {
+    public var app: String
+    public var name: String
+    public var readWrite: AuthorizationStatus
+    public var addOnly: AuthorizationStatus
+    public var selectionCount: Int
+    public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int) {
+        self.app = app
+        self.name = name
+        self.readWrite = readWrite
+        self.addOnly = addOnly
+        self.selectionCount = selectionCount
+    }
+}
+
+public struct AppAccessListResponse: Codable, Sendable {
+    public var apps: [AppAccess]
+    public init(apps: [AppAccess]) { self.apps = apps }
+}
+
+/// `owner.access.set`: the owner's settings for one app. Leave a field out to keep it.
+public struct SetAccessRequest: Codable, Sendable {
+    public enum ReadWrite: String, Codable, Sendable, CaseIterable { case full, limited, none, restricted }
+    public enum AddOnly: String, Codable, Sendable, CaseIterable { case allow, none, restricted }
+
+    public var app: String
+    public var readWrite: ReadWrite?
+    public var addOnly: AddOnly?
+    /// With readWrite limited: the whole selection (replaces the current one).
+    public var selection: [String]?
+    /// Back to notDetermined at both levels, selection cleared.
+    public var reset: Bool?
+
+    public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil) {
+        self.app = app
+        self.readWrite = readWrite
+        self.addOnly = addOnly
+        self.selection = selection
+        self.reset = reset
+    }
+}
+
+/// The final `ok` of `owner.access.set`: the app's access now, and the token of the last change.
+public struct SetAccessResponse: Codable, Sendable {
+    public var access: AppAccess
+    public var token: Int64
+    public init(access: AppAccess, token: Int64) {
+        self.access = access
+        self.token = token
+    }
+}
+
+public struct AuditRequest: Codable, Sendable {
+    public var app: String?
+    public var limit: Int?
+    public init(app: String? = nil, limit: Int? = nil) {
+        self.app = app
+        self.limit = limit
+    }
+}
+
+/// One recorded decision.
+public struct AuditEntry: Codable, Sendable, Hashable {
+    public var app: String
+    public var operation: String
+    public var assetCount: Int
+    public var outcome: String
+    public var at: Date
+    public init(app: String, operation: String, assetCount: Int, outcome: String, at: Date) {
+        self.app = app
+        self.operation = operation
+        self.assetCount = assetCount
+        self.outcome = outcome
+        self.at = at
+    }
+}
+
+public struct AuditResponse: Codable, Sendable {
+    public var entries: [AuditEntry]
+    public init(entries: [AuditEntry]) { self.entries = entries }
+}
+
+// MARK: The picker's side
+
+/// What the picker is about to do for an app; the auth service decides.
+public enum LibraryAction: String, Codable, Sendable {
+    case read, add, listAlbums, createAlbum
+}
+
+/// `auth.decide` (services only).
+public struct LibraryDecisionRequest: Codable, Sendable {
+    public var app: String
+    /// The app's connection; a new one is a new launch (for the automatic limited-library prompt).
+    public var connection: String
+    public var action: LibraryAction
+    public var assetCount: Int?
+    public init(app: String, connection: String, action: LibraryAction, assetCount: Int? = nil) {
+        self.app = app
+        self.connection = connection
+        self.action = action
+        self.assetCount = assetCount
+    }
+}
+
+/// Which assets an app may see: all of them, its limited selection, or none.
+public enum LibraryScope: String, Codable, Sendable {
+    case all, selection, none
+}
+
+public struct LibraryDecision: Codable, Sendable, Hashable {
+    public var allowed: Bool
+    public var scope: LibraryScope
+    public var selection: [String]
+    public var status: AuthorizationStatus
+    /// Why not, for the app, when `allowed` is false.
+    public var reason: String?
+    public init(allowed: Bool, scope: LibraryScope, selection: [String] = [], status: AuthorizationStatus, reason: String? = nil) {
+        self.allowed = allowed
+        self.scope = scope
+        self.selection = selection
+        self.status = status
+        self.reason = reason
+    }
+}
+
+/// `auth.assetCreated` (services only): an app added this asset; a limited app's selection gains it.
+public struct AssetCreatedRequest: Codable, Sendable {
+    public var app: String
+    public var asset: String
+    public init(app: String, asset: String) {
+        self.app = app
+        self.asset = asset
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// `library.fetchAssets`: PHAsset.fetchAssets(withLocalIdentifiers:) — only what the app may see.
+public struct FetchAssetsRequest: Codable, Sendable {
+    public var localIdentifiers: [String]
+    public init(localIdentifiers: [String]) { self.localIdentifiers = localIdentifiers }
+}
+
+/// `library.query`: a fetch by media type and date range, sorted and paged.
+public struct AssetQuery: Codable, Sendable, Hashable {
+    public enum Sort: String, Codable, Sendable { case newestFirst, oldestFirst }
+
+    public var mediaType: MediaType?
+    /// Creation dates from `from` (inclusive) to `to` (exclusive).
+    public var from: Date?
+    public var to: Date?
+    public var sort: Sort?
+    public var offset: Int?
+    public var limit: Int?
+
+    public init(mediaType: MediaType? = nil, from: Date? = nil, to: Date? = nil, sort: Sort? = nil, offset: Int? = nil, limit: Int? = nil) {
+        self.mediaType = mediaType
+        self.from = from
+        self.to = to
+        self.sort = sort
+        self.offset = offset
+        self.limit = limit
+    }
+}
+
+public struct FetchAssetsResponse: Codable, Sendable {
+    public var assets: [AssetSummary]
+    /// How many match in all (before paging).
+    public var total: Int
+    public init(assets: [AssetSummary], total: Int) {
+        self.assets = assets
+        self.total = total
+    }
+}
+
+/// `library.create`: one binary frame with the photo or video follows the header.
+public struct CreateAssetRequest: Codable, Sendable {
+    public var fileName: String?
+    public init(fileName: String? = nil) { self.fileName = fileName }
+}
+
+public struct CreateAssetResponse: Codable, Sendable, Hashable {
+    public var identifier: String
+    public init(identifier: String) { self.identifier = identifier }
+}
+
+public struct Album: Codable, Sendable, Hashable {
+    public var identifier: String
+    public var title: String
+    public var createdAt: Date
+    public init(identifier: String, title: String, createdAt: Date) {
+        self.identifier = identifier
+        self.title = title
+        self.createdAt = createdAt
+    }
+}
+
+public struct AlbumsResponse: Codable, Sendable {
+    public var albums: [Album]
+    public init(albums: [Album]) { self.albums = albums }
+}
+
+public struct CreateAlbumRequest: Codable, Sendable {
+    public var title: String
+    public init(title: String) { self.title = title }
+}
+
+public struct AlbumResponse: Codable, Sendable {
+    public var album: Album
+    public init(album: Album) { self.album = album }
+}
