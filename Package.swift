@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CWebP", path: "Shared/CWebP"),
         .systemLibrary(name: "CHeif", path: "Shared/CHeif"),
         .systemLibrary(name: "CAVFormat", path: "Shared/CAVFormat"),
+        .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "gobject-2.0"),
 
         .target(name: "LightboxProtocol", path: "Shared/LightboxProtocol"),
         .target(
@@ -45,7 +46,7 @@ let package = Package(
             path: "Shared/LightboxStorage"
         ),
 
-        .target(name: "Media", dependencies: ["CExif", "CWebP", "CHeif", "CAVFormat", "LightboxProtocol"], path: "Services/Media"),
+        .target(name: "Media", dependencies: ["CExif", "CWebP", "CHeif", "CAVFormat", "CVips", "LightboxProtocol"], path: "Services/Media"),
         .target(
             name: "Auth",
             dependencies: [

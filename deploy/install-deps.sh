@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # Installs what Lightbox needs on Debian 12 (with Swift already installed), only what is missing.
 # Called by `make run` and `make test`; safe to run again.
+#   --bench   also the baselines `lightbox bench media` measures against (exiftool, vipsthumbnail)
 set -euo pipefail
 
-apt_packages=(libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev)
+apt_packages=(libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libvips-dev)
+for argument in "$@"; do
+  case "$argument" in
+    --bench) apt_packages+=(libimage-exiftool-perl libvips-tools) ;;
+    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+  esac
+done
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()

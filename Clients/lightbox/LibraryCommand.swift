@@ -7,7 +7,7 @@ struct LibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "library", abstract: "The photo library: the owner's import, and an app's authorization and access.",
         subcommands: [
-            Import.self, Status.self, Request.self, Expand.self, Fetch.self, Query.self, Create.self, Albums.self,
+            Import.self, Offload.self, Restore.self, Status.self, Request.self, Expand.self, Fetch.self, Query.self, Create.self, Albums.self,
             CreateAlbum.self, Watch.self, Changes.self,
         ])
 
@@ -25,6 +25,28 @@ struct LibraryCommand: AsyncParsableCommand {
             }
             print("imported \(summary.imported.count), unchanged \(summary.unchanged.count), failed \(summary.failed.count)")
             for failure in summary.failed { print("  \(failure.file): \(failure.message)") }
+        }
+    }
+
+    struct Offload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move an asset's original to the cloud tier (the owner).")
+        @OptionGroup var services: ServiceOptions
+        @Argument(help: "The asset identifier.") var asset: String
+
+        func run() async throws {
+            try await services.pickerAsOwner().offload(asset)
+            print("\(asset) is now in the cloud tier")
+        }
+    }
+
+    struct Restore: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Bring an asset's original back from the cloud tier (the owner).")
+        @OptionGroup var services: ServiceOptions
+        @Argument(help: "The asset identifier.") var asset: String
+
+        func run() async throws {
+            try await services.pickerAsOwner().restore(asset)
+            print("\(asset) is local again")
         }
     }
 

@@ -14,7 +14,7 @@ struct LightboxCommand: AsyncParsableCommand {
         Every command finds keys in the data directory (--data, default ./var).
         """,
         subcommands: [
-            RunCommand.self, AppCommand.self, PickCommand.self, DescribeCommand.self, LoadCommand.self,
-            UserCommand.self, LibraryCommand.self, BenchCommand.self,
+            RunCommand.self, AppCommand.self, PickCommand.self, DescribeCommand.self, LoadCommand.self, ImageCommand.self,
+            VideoCommand.self, UserCommand.self, LibraryCommand.self, BenchCommand.self,
         ])
 }

@@ -4,6 +4,8 @@ import LightboxClient
 import LightboxProtocol
 import LightboxTransport
 
+extension PickerConfiguration.RepresentationMode: ExpressibleByArgument {}
+
 struct PickCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pick",
@@ -16,11 +18,16 @@ struct PickCommand: AsyncParsableCommand {
     @Option(help: "How many assets the owner may choose; 0 = no limit.") var limit = 1
     @Flag(help: "Keep the order in which the owner chose.") var ordered = false
     @Flag(help: "Bind to the photo library: results carry asset identifiers.") var photoLibrary = false
+    @Option(help: "automatic, current or compatible (JPEG for HEIC and WebP stills).")
+    var representation: PickerConfiguration.RepresentationMode = .automatic
+    @Option(help: "Remove metadata from delivered images: none, location or all.") var strip: MetadataStripping = .none
     @Option(help: "Seconds to wait for the owner.") var pickTimeout = 600
     @Flag(help: "Print the results as JSON.") var json = false
 
     func run() async throws {
-        var configuration = PickerConfiguration(selectionLimit: limit, selection: ordered ? .ordered : .default, photoLibrary: photoLibrary)
+        var configuration = PickerConfiguration(selectionLimit: limit, selection: ordered ? .ordered : .default,
+                                                preferredAssetRepresentationMode: representation, photoLibrary: photoLibrary,
+                                                stripMetadata: strip)
         if let filter { configuration.filter = try PickerFilter(parsing: filter) }
         let picker = PhotoPicker(connection: try await services.pickerAsApp(app))
         let items = try await picker.pick(configuration, timeout: .seconds(pickTimeout)) { pick in

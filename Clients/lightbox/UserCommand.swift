@@ -49,9 +49,11 @@ struct UserCommand: AsyncParsableCommand {
         @OptionGroup var services: ServiceOptions
         @Argument(help: "The pick id from `lightbox user pending`.") var pick: String
         @Argument(help: "Asset identifiers from `lightbox user assets`.") var assets: [String]
+        @Option(help: "Remove metadata from what the app gets: location or all (at least what the app asked).")
+        var strip: MetadataStripping?
 
         func run() async throws {
-            let delivered = try await services.pickerAsOwner().choose(assets, for: pick)
+            let delivered = try await services.pickerAsOwner().choose(assets, for: pick, stripMetadata: strip)
             print("delivered \(delivered) item(s) to the app")
         }
     }

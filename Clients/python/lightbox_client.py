@@ -363,8 +363,10 @@ def pick_configuration(
     photo_library: bool = False,
     preselected_asset_identifiers: Sequence[str] = (),
     preferred_asset_representation_mode: str = "automatic",
+    strip_metadata: str = "none",
 ) -> Dict[str, Any]:
-    """A PHPickerConfiguration in wire form. ``selection_limit`` 0 means no limit."""
+    """A PHPickerConfiguration in wire form. ``selection_limit`` 0 means no limit; ``strip_metadata``
+    (none, location, all) removes metadata from delivered images."""
     if selection_limit < 0:
         raise LightboxError("badRequest", "selection_limit must be 0 (no limit) or more.")
     configuration: Dict[str, Any] = {"selectionLimit": int(selection_limit)}
@@ -374,6 +376,7 @@ def pick_configuration(
     configuration["preselectedAssetIdentifiers"] = list(preselected_asset_identifiers)
     configuration["preferredAssetRepresentationMode"] = preferred_asset_representation_mode
     configuration["photoLibrary"] = bool(photo_library)
+    configuration["stripMetadata"] = _one_of("strip_metadata", strip_metadata, ("none", "location", "all"))
     return configuration
 
 

@@ -21,6 +21,10 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var fileSize: Int64
     var creationDate: Date
     var importedAt: Date
+    /// The original lives in the cloud tier, not in the local originals folder.
+    var isInCloud = false
+    /// CGImageSource-style properties read at import, as JSON.
+    var properties = "{}"
 
     var subtypeSet: Set<MediaSubtype> {
         Set(subtypes.split(separator: ",").compactMap { MediaSubtype(rawValue: String($0)) })
@@ -28,16 +32,21 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 
     var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet) }
 
-    /// The types an item provider for this asset registers, most specific first.
-    var registeredTypes: [UTType] { [type] }
+    var imageProperties: [String: JSONValue] {
+        (try? JSONDecoder().decode([String: JSONValue].self, from: Data(properties.utf8))) ?? [:]
+    }
+
+    var isAnimated: Bool { subtypeSet.contains(.animated) }
 
     var summary: AssetSummary {
         AssetSummary(identifier: identifier, fileName: fileName, type: type, mediaType: mediaType,
                      subtypes: subtypeSet.sorted { $0.rawValue < $1.rawValue }, pixelWidth: pixelWidth,
-                     pixelHeight: pixelHeight, duration: duration, fileSize: fileSize, creationDate: creationDate)
+                     pixelHeight: pixelHeight, duration: duration, fileSize: fileSize, creationDate: creationDate,
+                     isInCloud: isInCloud)
     }
 
-    var properties: ImageProperties {
+    /// The few properties every description carries, typed.
+    var basicProperties: ImageProperties {
         ImageProperties(pixelWidth: pixelWidth, pixelHeight: pixelHeight, isAnimated: subtypeSet.contains(.animated),
                         frameCount: frameCount, duration: duration, creationDate: creationDate)
     }

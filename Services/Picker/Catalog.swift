@@ -6,6 +6,10 @@ import LightboxProtocol
 struct Catalog: Sendable {
     let database: DatabasePool
     let originals: URL
+    /// The cloud tier: originals offloaded by the owner live here until downloaded again.
+    let cloud: URL
+    /// Derived files (transcodes, stripped copies, thumbnails), named by content and operation.
+    let derived: URL
 
     func allAssets() async throws -> [AssetRecord] {
         try await database.read { db in
@@ -69,6 +73,12 @@ struct Catalog: Sendable {
 
     /// The original's location, built only from the catalog's own relative path.
     func originalURL(of asset: AssetRecord) -> URL {
-        originals.appendingPathComponent(asset.storedPath)
+        (asset.isInCloud ? cloud : originals).appendingPathComponent(asset.storedPath)
+    }
+
+    func setInCloud(_ isInCloud: Bool, asset identifier: String) async throws {
+        try await database.write { db in
+            try db.execute(sql: "UPDATE asset SET isInCloud = ? WHERE identifier = ?", arguments: [isInCloud, identifier])
+        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxProtocol
 import LightboxStorage
 
 /// The picker's SQLite database (WAL): the asset catalog, the provider tokens and their audit trail.
@@ -50,6 +51,16 @@ enum CatalogDatabase {
                 t.primaryKey("identifier", .text)
                 t.column("title", .text).notNull()
                 t.column("createdAt", .datetime).notNull()
+            }
+        }
+        migrator.registerMigration("v3 cloud tier, image properties, token representations") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "isInCloud", .boolean).notNull().defaults(to: false)
+                t.add(column: "properties", .text).notNull().defaults(to: "{}")
+            }
+            try db.alter(table: "providerToken") { t in
+                t.add(column: "types", .text).notNull().defaults(to: "[]")
+                t.add(column: "strip", .text).notNull().defaults(to: MetadataStripping.none.rawValue)
             }
         }
         return migrator

@@ -84,7 +84,8 @@ struct LibraryImporter: Sendable {
             subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
             pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,
             duration: metadata.duration, fileSize: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
-            creationDate: metadata.creationDate ?? modified, importedAt: Date())
+            creationDate: metadata.creationDate ?? modified, importedAt: Date(),
+            properties: String(decoding: (try? JSONEncoder().encode(metadata.imageProperties)) ?? Data("{}".utf8), as: UTF8.self))
         try await catalog.insert(record)
         return (record.identifier, true)
     }

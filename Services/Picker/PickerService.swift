@@ -18,6 +18,10 @@ public final class PickerService: Sendable {
         public var pickTimeout: Duration = .seconds(600)
         /// Folders imported (idempotently) before serving.
         public var importOnStart: [URL] = []
+        /// The cloud tier's folder (default DATA/picker/cloud).
+        public var cloudFolder: URL?
+        /// Bytes per second read from the cloud tier; 0 = as fast as the disk allows.
+        public var cloudBandwidth = 0
 
         public init(dataDirectory: URL, endpoint: String, authEndpoint: String) {
             self.dataDirectory = dataDirectory
@@ -31,6 +35,9 @@ public final class PickerService: Sendable {
     let tokens: ProviderTokenStore
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
+    let derivatives: DerivativeCache
+    let cloud: CloudTier
+    let imageRequests = ImageRequestRegistry()
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
     private let authLink = Mutex<DealerConnection?>(nil)
     let keys: KeyDirectory
@@ -42,8 +49,12 @@ public final class PickerService: Sendable {
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
         let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
-        catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"))
+        catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"),
+                          cloud: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"),
+                          derived: pickerFolder.appendingPathComponent("derived"))
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime)
+        derivatives = DerivativeCache(folder: catalog.derived)
+        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
     }
 
     var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: logger) }
@@ -124,6 +135,22 @@ public final class PickerService: Sendable {
                 try await listAlbums(request, responder)
             case .createAlbum:
                 try await createAlbum(request, responder)
+            case .requestImage:
+                try await requestImage(request, responder)
+            case .cancelImage:
+                try await cancelImage(request, responder)
+            case .requestVideo:
+                try await requestVideo(request, responder)
+            case .imageProperties:
+                try await imageProperties(request, responder)
+            case .offload, .restore:
+                try request.requireOwner()
+                let identifier = try request.body(AssetRequest.self).asset
+                guard let asset = try await catalog.asset(identifier) else {
+                    throw LightboxError(.notFound, "No asset \(identifier) in the library.")
+                }
+                if request.op == .offload { try await cloud.offload(asset) } else { try await cloud.restore(asset) }
+                responder.succeed(Empty())
             case .pendingPicks:
                 try request.requireOwner()
                 let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
@@ -186,40 +213,53 @@ public final class PickerService: Sendable {
     func describe(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let token = try request.body(TokenRequest.self).token
-        let asset = try await redeemedAsset(token, by: app, for: request.op)
-        responder.succeed(ProviderDescription(registeredTypeIdentifiers: asset.registeredTypes, suggestedName: asset.suggestedName,
-                                              fileSize: asset.fileSize, properties: asset.properties))
+        let (capability, asset) = try await redeemed(token, by: app, for: request.op)
+        let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
+        responder.succeed(ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
+                                              fileSize: asset.fileSize, properties: asset.basicProperties, imageProperties: properties))
     }
 
     func load(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let body = try request.body(LoadRequest.self)
-        let asset = try await redeemedAsset(body.token, by: app, for: request.op)
-        let type = body.type ?? asset.registeredTypes[0]
-        guard let representation = asset.registeredTypes.first(where: { $0.conforms(to: type) }) else {
-            throw LightboxError(.typeNotRegistered, "This item provider has no \(type) representation; it registers \(asset.registeredTypes.map(\.identifier).joined(separator: ", ")).")
+        let (capability, asset) = try await redeemed(body.token, by: app, for: request.op)
+        let requested = body.type ?? capability.types[0]
+        guard let representation = Representations.representation(answering: requested, among: capability.types) else {
+            throw LightboxError(.typeNotRegistered, "This item provider has no \(requested) representation; it registers \(capability.types.map(\.identifier).joined(separator: ", ")).")
         }
+        // Item providers always fetch from the cloud tier, reporting the download as progress.
+        guard let local = try await localAsset(asset, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
+            throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
+        }
+        let file = try await deliverableFile(for: local, as: representation, stripping: capability.stripping)
+        try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, responder: responder)
+    }
+
+    /// Streams a file under the client's credit; the transport closes it when done.
+    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, responder: Responder) throws {
         let source: FileChunkSource
         do {
-            source = try FileChunkSource(url: catalog.originalURL(of: asset))
+            source = try FileChunkSource(url: file)
         } catch {
             logger.error("original missing", metadata: ["asset": "\(asset.identifier)", "error": "\(error)"])
             throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
         }
-        let chunkSize = min(max(body.chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
-        let credit = min(max(body.credit ?? LoadRequest.defaultCredit, 1), 64)
+        let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
+        let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
         let logger = self.logger
-        responder.stream(source, credit: credit, chunkSize: chunkSize, type: representation, suggestedName: asset.suggestedName) { outcome in
+        responder.stream(source, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName) { outcome in
             logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
         }
     }
 
-    func redeemedAsset(_ token: String, by app: String, for op: OperationName) async throws -> AssetRecord {
-        let identifier = try await tokens.redeem(token, by: app, for: op)
-        guard let asset = try await catalog.asset(identifier) else {
+    func redeemed(_ token: String, by app: String, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
+        var capability = try await tokens.capability(of: token, by: app, for: op)
+        guard let asset = try await catalog.asset(capability.asset) else {
             throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
         }
-        return asset
+        // Tokens issued before representations were recorded register the original.
+        if capability.types.isEmpty { capability.types = [asset.type] }
+        return (capability, asset)
     }
 
     // MARK: Owner
@@ -257,10 +297,13 @@ public final class PickerService: Sendable {
         guard let claimed = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
         var chosen = body.assets.map { found[$0]! }
         if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
+        // The owner may remove more metadata than the app asked, never less.
+        let stripping = max(configuration.stripMetadata, body.stripMetadata ?? .none)
         var results: [PickerResult] = []
         for asset in chosen {
-            let grant = try await tokens.issue(app: claimed.app, asset: asset.identifier, pick: claimed.id)
-            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: asset.registeredTypes,
+            let types = Representations.registeredTypes(for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping)
+            let grant = try await tokens.issue(app: claimed.app, asset: asset.identifier, pick: claimed.id, types: types, stripping: stripping)
+            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: types,
                                                   suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
             results.append(PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider))
         }

@@ -14,27 +14,41 @@ struct ProviderTokenStore: Sendable {
         var expiresAt: Date
     }
 
-    func issue(app: String, asset: String, pick: String, now: Date = Date()) async throws -> Grant {
+    /// What a token grants: an asset, as these types, with this metadata removed.
+    struct Capability: Sendable {
+        var asset: String
+        var types: [UTType]
+        var stripping: MetadataStripping
+    }
+
+    func issue(app: String, asset: String, pick: String, types: [UTType] = [], stripping: MetadataStripping = .none,
+               now: Date = Date()) async throws -> Grant {
         let token = "lbt_" + SecureRandom.token(bytes: 32)
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let record = TokenRecord(tokenHash: Self.hash(token), app: app, asset: asset, pick: pick, issuedAt: now,
-                                 expiresAt: expiresAt, revokedAt: nil)
+                                 expiresAt: expiresAt, revokedAt: nil, types: Self.json(types), strip: stripping.rawValue)
         try await database.write { db in try record.insert(db) }
         return Grant(token: token, expiresAt: expiresAt)
     }
 
     /// The asset a token grants to `app`, or the wire error that says why not. Every attempt is audited.
     func redeem(_ token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws -> String {
+        try await capability(of: token, by: app, for: operation, now: now).asset
+    }
+
+    /// The capability a token grants `app`, or the wire error that says why not. Every attempt is audited.
+    func capability(of token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws -> Capability {
         let hash = Self.hash(token)
         let record = try await database.read { db in try TokenRecord.fetchOne(db, key: hash) }
-        let outcome: Result<String, LightboxError>
+        let outcome: Result<Capability, LightboxError>
         if let record, record.app == app {
             if record.revokedAt != nil {
                 outcome = .failure(LightboxError(.tokenRevoked, "The owner revoked this item provider; ask for a new pick."))
             } else if record.expiresAt <= now {
                 outcome = .failure(LightboxError(.tokenExpired, "This item provider expired at \(record.expiresAt.formatted(.iso8601)); ask for a new pick."))
             } else {
-                outcome = .success(record.asset)
+                outcome = .success(Capability(asset: record.asset, types: Self.types(record.types),
+                                              stripping: MetadataStripping(rawValue: record.strip) ?? .all))
             }
         } else {
             // A token of another app reads exactly like a made-up one: nothing about it is revealed.
@@ -63,7 +77,15 @@ struct ProviderTokenStore: Sendable {
         SHA256Hasher.hex(Data(token.utf8))
     }
 
-    private static func describe(_ outcome: Result<String, LightboxError>, record: TokenRecord?, app: String) -> String {
+    private static func json(_ types: [UTType]) -> String {
+        String(decoding: (try? JSONEncoder().encode(types)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+
+    private static func types(_ text: String) -> [UTType] {
+        (try? JSONDecoder().decode([UTType].self, from: Data(text.utf8))) ?? []
+    }
+
+    private static func describe(_ outcome: Result<Capability, LightboxError>, record: TokenRecord?, app: String) -> String {
         switch outcome {
         case .success: "ok"
         case .failure(let error): record != nil && record?.app != app ? "wrongApp" : error.code.rawValue
@@ -80,6 +102,9 @@ struct TokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var issuedAt: Date
     var expiresAt: Date
     var revokedAt: Date?
+    /// JSON array of the registered type identifiers.
+    var types: String
+    var strip: String
 }
 
 struct TokenUse: Codable, Sendable, FetchableRecord, PersistableRecord {

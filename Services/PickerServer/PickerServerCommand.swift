@@ -33,12 +33,19 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("import"), help: "A folder to import before serving (repeatable; re-imports change nothing).")
     var importFolders: [String] = []
 
+    @Option(help: "The cloud tier's folder, where offloaded originals live (default DATA/picker/cloud).")
+    var cloudFolder: String?
+
+    @Option(help: "Bytes per second read from the cloud tier, so downloads can be watched (0 = unthrottled).")
+    var cloudBandwidth = 0
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
     func validate() throws {
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
         guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
+        guard cloudBandwidth >= 0 else { throw ValidationError("--cloud-bandwidth must be 0 or more bytes per second") }
     }
 
     func run() async throws {
@@ -50,6 +57,8 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.tokenLifetime = .seconds(tokenLifetime)
         configuration.pickTimeout = .seconds(pickTimeout)
         configuration.importOnStart = importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        configuration.cloudFolder = cloudFolder.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        configuration.cloudBandwidth = cloudBandwidth
         let service = try PickerService(configuration, logger: logger)
         try await service.run(until: shutdown)
     }

@@ -49,32 +49,10 @@ public struct ItemProvider: Sendable {
         for type: UTType? = nil, to destination: URL, credit: Int = LoadRequest.defaultCredit,
         chunkSize: Int = LoadRequest.defaultChunkSize, progress: @Sendable (LoadProgress) -> Void = { _ in }
     ) async throws -> StreamCompletion {
-        let directory = destination.deletingLastPathComponent()
-        let partial = directory.appendingPathComponent(".\(destination.lastPathComponent).partial-\(UUID().uuidString)")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-            throw LightboxError(.notFound, "Cannot create a file in \(directory.path); does the folder exist and is it writable?")
-        }
-        do {
-            let handle = try FileHandle(forWritingTo: partial)
-            let completion: StreamCompletion
-            do {
-                completion = try await stream(type: type, credit: credit, chunkSize: chunkSize, progress: progress) {
-                    try handle.write(contentsOf: $0)
-                }
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            // rename(2) replaces an existing file atomically: the caller never sees a half-written one.
-            guard rename(partial.path, destination.path) == 0 else {
-                throw LightboxError(.internal, "Cannot move the loaded file to \(destination.path): \(String(cString: strerror(errno))).")
-            }
-            return completion
-        } catch {
-            try? FileManager.default.removeItem(at: partial)
-            throw error
-        }
+        let file = try PartialFile(destination)
+        let completion = try await stream(type: type, credit: credit, chunkSize: chunkSize, progress: progress) { try file.write($0) }
+        try file.commit()
+        return completion
     }
 
     /// Runs one credit-based load: grants `credit` chunks up front and tops the window up as chunks

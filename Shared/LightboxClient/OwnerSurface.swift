@@ -23,9 +23,20 @@ public struct OwnerSurface: Sendable {
         try await picker.request(.listAssets, ListAssetsRequest(pick: pick), as: ListAssetsResponse.self).assets
     }
 
+    /// Completes a pick; `stripMetadata` removes location or all metadata from what the app gets.
     @discardableResult
-    public func choose(_ assets: [String], for pick: String) async throws -> Int {
-        try await picker.request(.choose, ChooseRequest(pick: pick, assets: assets), as: ChooseResponse.self).delivered
+    public func choose(_ assets: [String], for pick: String, stripMetadata: MetadataStripping? = nil) async throws -> Int {
+        try await picker.request(.choose, ChooseRequest(pick: pick, assets: assets, stripMetadata: stripMetadata), as: ChooseResponse.self).delivered
+    }
+
+    /// Moves an asset's original to the cloud tier (apps then see it as cloud-only).
+    public func offload(_ asset: String) async throws {
+        _ = try await picker.request(.offload, AssetRequest(asset: asset), as: Empty.self)
+    }
+
+    /// Brings an asset's original back from the cloud tier.
+    public func restore(_ asset: String) async throws {
+        _ = try await picker.request(.restore, AssetRequest(asset: asset), as: Empty.self)
     }
 
     public func cancel(_ pick: String) async throws {

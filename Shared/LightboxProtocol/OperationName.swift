@@ -52,6 +52,16 @@ public struct OperationName: WireName {
     public static let albums = OperationName(rawValue: "library.albums")
     public static let createAlbum = OperationName(rawValue: "library.createAlbum")
 
+    // Apps, on the picker: the image manager (needs authorization).
+    public static let requestImage = OperationName(rawValue: "image.request")
+    public static let cancelImage = OperationName(rawValue: "image.cancel")
+    public static let requestVideo = OperationName(rawValue: "video.request")
+    public static let imageProperties = OperationName(rawValue: "library.properties")
+
+    // The owner, on the picker: the cloud tier.
+    public static let offload = OperationName(rawValue: "owner.offload")
+    public static let restore = OperationName(rawValue: "owner.restore")
+
     // Services, on the auth service.
     public static let identify = OperationName(rawValue: "auth.identify")
     public static let decide = OperationName(rawValue: "auth.decide")

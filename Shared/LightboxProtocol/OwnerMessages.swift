@@ -46,9 +46,11 @@ public struct AssetSummary: Codable, Sendable, Hashable {
     public var duration: Double?
     public var fileSize: Int64
     public var creationDate: Date
+    /// The original lives in the cloud tier.
+    public var isInCloud: Bool
 
     public init(identifier: String, fileName: String, type: UTType, mediaType: MediaType, subtypes: [MediaSubtype],
-                pixelWidth: Int?, pixelHeight: Int?, duration: Double?, fileSize: Int64, creationDate: Date) {
+                pixelWidth: Int?, pixelHeight: Int?, duration: Double?, fileSize: Int64, creationDate: Date, isInCloud: Bool = false) {
         self.identifier = identifier
         self.fileName = fileName
         self.type = type
@@ -59,6 +61,7 @@ public struct AssetSummary: Codable, Sendable, Hashable {
         self.duration = duration
         self.fileSize = fileSize
         self.creationDate = creationDate
+        self.isInCloud = isInCloud
     }
 }
 
@@ -71,9 +74,12 @@ public struct ListAssetsResponse: Codable, Sendable {
 public struct ChooseRequest: Codable, Sendable {
     public var pick: String
     public var assets: [String]
-    public init(pick: String, assets: [String]) {
+    /// The owner's choice of metadata to remove (at least what the app's configuration asks).
+    public var stripMetadata: MetadataStripping?
+    public init(pick: String, assets: [String], stripMetadata: MetadataStripping? = nil) {
         self.pick = pick
         self.assets = assets
+        self.stripMetadata = stripMetadata
     }
 }
 

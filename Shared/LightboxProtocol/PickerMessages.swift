@@ -13,11 +13,13 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
     public var preferredAssetRepresentationMode: RepresentationMode
     /// Bound to the photo library: only then do results carry `assetIdentifier`.
     public var photoLibrary: Bool
+    /// Metadata to remove from delivered images (the owner may remove more when choosing).
+    public var stripMetadata: MetadataStripping
 
     public init(
         selectionLimit: Int = 1, filter: PickerFilter? = nil, selection: Selection = .default,
         preselectedAssetIdentifiers: [String] = [], preferredAssetRepresentationMode: RepresentationMode = .automatic,
-        photoLibrary: Bool = false
+        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none
     ) {
         self.selectionLimit = selectionLimit
         self.filter = filter
@@ -25,6 +27,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         self.preselectedAssetIdentifiers = preselectedAssetIdentifiers
         self.preferredAssetRepresentationMode = preferredAssetRepresentationMode
         self.photoLibrary = photoLibrary
+        self.stripMetadata = stripMetadata
     }
 
     // Every field may be left out and takes PhotoKit's default.
@@ -37,6 +40,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         preferredAssetRepresentationMode =
             try c.decodeIfPresent(RepresentationMode.self, forKey: .preferredAssetRepresentationMode) ?? .automatic
         photoLibrary = try c.decodeIfPresent(Bool.self, forKey: .photoLibrary) ?? false
+        stripMetadata = try c.decodeIfPresent(MetadataStripping.self, forKey: .stripMetadata) ?? .none
     }
 }
 

@@ -11,12 +11,17 @@ public struct ProviderDescription: Codable, Sendable, Hashable {
     public var suggestedName: String?
     public var fileSize: Int64
     public var properties: ImageProperties
+    /// The full property dictionary, shaped like CGImageSourceCopyPropertiesAtIndex ({Exif}, {GPS}, …),
+    /// after any metadata stripping the pick asked for.
+    public var imageProperties: [String: JSONValue]?
 
-    public init(registeredTypeIdentifiers: [UTType], suggestedName: String?, fileSize: Int64, properties: ImageProperties) {
+    public init(registeredTypeIdentifiers: [UTType], suggestedName: String?, fileSize: Int64, properties: ImageProperties,
+                imageProperties: [String: JSONValue]? = nil) {
         self.registeredTypeIdentifiers = registeredTypeIdentifiers
         self.suggestedName = suggestedName
         self.fileSize = fileSize
         self.properties = properties
+        self.imageProperties = imageProperties
     }
 }
 

@@ -11,6 +11,7 @@ import Testing
 final class ServiceHarness: @unchecked Sendable {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
     static let samples = repository.appendingPathComponent("Samples/library")
+    static let extraSamples = repository.appendingPathComponent("Samples/extra")
 
     /// Where the built executables are: LIGHTBOX_BIN, else beside the test bundle (.build/debug).
     static var binaries: URL {
@@ -25,7 +26,8 @@ final class ServiceHarness: @unchecked Sendable {
     let pickerArguments: [String]
     let authArguments: [String]
 
-    init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples]) throws {
+    init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
+         pickerOptions: [String] = []) throws {
         // ipc paths must stay under ~100 characters.
         root = URL(fileURLWithPath: "/tmp/lbe-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -33,13 +35,15 @@ final class ServiceHarness: @unchecked Sendable {
                                      authEndpoint: "ipc://\(root.path)/auth.sock", pickerEndpoint: "ipc://\(root.path)/picker.sock")
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         for folder in importFolders { arguments += ["--import", folder.path] }
-        pickerArguments = arguments
+        pickerArguments = arguments + pickerOptions
         authArguments = ["--prompt-timeout", "\(promptTimeout)"]
     }
 
     /// Starts both services and waits until the picker answers the owner.
-    static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples]) async throws -> ServiceHarness {
-        let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders)
+    static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
+                      pickerOptions: [String] = []) async throws -> ServiceHarness {
+        let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
+                                         pickerOptions: pickerOptions)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
             "--endpoint", harness.directory.pickerEndpoint, "--auth-endpoint", harness.directory.authEndpoint,

@@ -15,7 +15,8 @@ struct PickerFixture {
     init(tokenLifetime: Duration = .seconds(3600)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("picker-\(UUID().uuidString)")
         let database = try CatalogDatabase.open(at: folder.appendingPathComponent("catalog.sqlite"))
-        catalog = Catalog(database: database, originals: folder.appendingPathComponent("originals"))
+        catalog = Catalog(database: database, originals: folder.appendingPathComponent("originals"),
+                          cloud: folder.appendingPathComponent("cloud"), derived: folder.appendingPathComponent("derived"))
         tokens = ProviderTokenStore(database: database, lifetime: tokenLifetime)
     }
 

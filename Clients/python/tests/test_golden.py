@@ -86,7 +86,7 @@ def test_pick_configuration_defaults_leave_out_filter():
     configuration = lb.pick_configuration()
     assert configuration == {
         "selectionLimit": 1, "selection": "default", "preselectedAssetIdentifiers": [],
-        "preferredAssetRepresentationMode": "automatic", "photoLibrary": False,
+        "preferredAssetRepresentationMode": "automatic", "photoLibrary": False, "stripMetadata": "none",
     }
     # The pending-reply fixture echoes exactly this default configuration back.
     assert load("pending-reply.json")["body"]["picks"][0]["configuration"] == configuration

@@ -1,0 +1,130 @@
+import CVips
+import Foundation
+import LightboxProtocol
+
+/// Pixels through libvips, and only here: thumbnails and the JPEG that stands in for HEIC and WebP
+/// when an app asks for a compatible representation.
+///
+/// Every call first reads the file's headers with `MetadataReader` (so the type comes from the
+/// content, and a broken file is refused the way the importer refuses it), refuses movies, and
+/// refuses images larger than `maximumPixelCount` before decoding anything. libvips runs with only
+/// the JPEG, PNG, GIF, WebP and HEIF loaders enabled.
+///
+/// The methods throw only `MediaError`; they are declared untyped for the reason given on
+/// `MetadataReader.read(fileAt:)`.
+public enum ImageRenderer {
+    /// The most pixels (width × height, as stored) an image may have to be decoded: 200 megapixels,
+    /// about 800 MB as 8-bit RGBA. Larger ones are refused with `MediaError.Code.tooLarge`.
+    public static let maximumPixelCount = 200_000_000
+    /// The largest thumbnail side accepted.
+    public static let maximumTargetSide = 16_384
+
+    /// A thumbnail that fits (`.fit`) or fills (`.fill`) `targetWidth` × `targetHeight`, turned
+    /// upright by its EXIF orientation. JPEG bytes at `quality` (1–100), or PNG when the source
+    /// has transparency; no metadata is kept. Animated GIF and WebP give their first frame.
+    ///
+    /// libvips shrinks on load where the format allows (JPEG decodes at 1/2, 1/4 or 1/8 scale, HEIC
+    /// uses its embedded thumbnail when that is large enough), so a thumbnail of a large photo never
+    /// holds the full image in memory.
+    public static func thumbnail(
+        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int = 85
+    ) throws -> RenderedThumbnail {
+        try makeThumbnail(of: url, targetWidth: targetWidth, targetHeight: targetHeight, contentMode: contentMode, quality: quality)
+    }
+
+    /// The whole image as a JPEG at `quality`, written to `destination` (through a temporary file
+    /// beside it, renamed into place): turned upright with its orientation tag reset to 1, EXIF
+    /// (location included), XMP and ICC profile kept, transparency flattened onto white. This is the
+    /// "compatible" representation of a HEIC or WebP still; an animation gives its first frame.
+    public static func compatibleJPEG(of url: URL, to destination: URL, quality: Int = 90) throws {
+        try makeCompatibleJPEG(of: url, to: destination, quality: quality)
+    }
+
+    // MARK: - Typed implementations
+
+    static func makeThumbnail(
+        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int
+    ) throws(MediaError) -> RenderedThumbnail {
+        guard (1...maximumTargetSide).contains(targetWidth), (1...maximumTargetSide).contains(targetHeight) else {
+            throw MediaError(.invalidArgument, "A thumbnail must be 1 to \(maximumTargetSide) pixels on each side, not \(targetWidth) × \(targetHeight)")
+        }
+        try checkQuality(quality)
+        let metadata = try decodableImage(url)
+        var output: UnsafeMutablePointer<VipsImage>?
+        let crop = contentMode == .fill ? Int32(1) : 0
+        let size = contentMode == .fill ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        guard lightbox_vips_thumbnail(url.path, &output, Int32(targetWidth), Int32(targetHeight), crop, size) == 0,
+              let output else {
+            throw decodeError(url)
+        }
+        let image = VipsImageReference(output)
+        let hasAlpha = metadata.hasAlpha == true && image.hasAlpha
+        let data = try encode(image, of: url) { (pointer, buffer, length) in
+            hasAlpha ? lightbox_vips_pngsave_buffer(pointer, buffer, length)
+                : lightbox_vips_jpegsave_buffer(pointer, buffer, length, Int32(quality), 1)
+        }
+        return RenderedThumbnail(data: data, type: hasAlpha ? .png : .jpeg, pixelWidth: image.width, pixelHeight: image.height)
+    }
+
+    static func makeCompatibleJPEG(of url: URL, to destination: URL, quality: Int) throws(MediaError) {
+        try checkQuality(quality)
+        let metadata = try decodableImage(url)
+        // Turning the pixels needs random access; an upright image streams through top to bottom.
+        let upright = (metadata.orientation ?? 1) == 1
+        guard let loaded = lightbox_vips_load(url.path, upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM) else {
+            throw decodeError(url)
+        }
+        var image = VipsImageReference(loaded)
+        var rotated: UnsafeMutablePointer<VipsImage>?
+        guard lightbox_vips_autorot(image.pointer, &rotated) == 0, let rotated else { throw decodeError(url) }
+        image = VipsImageReference(rotated)
+        if image.hasAlpha {
+            var flattened: UnsafeMutablePointer<VipsImage>?
+            guard lightbox_vips_flatten(image.pointer, &flattened, image.white) == 0, let flattened else { throw decodeError(url) }
+            image = VipsImageReference(flattened)
+        }
+        try AtomicFileWriter.write(to: destination) { (temporary) throws(MediaError) in
+            guard lightbox_vips_jpegsave(image.pointer, temporary.path, Int32(quality)) == 0 else {
+                throw MediaError(.malformed, "Cannot make a JPEG of \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")
+            }
+        }
+    }
+
+    // MARK: - Steps
+
+    /// The file's metadata, once it is known to be a still or animated image libvips may decode.
+    static func decodableImage(_ url: URL) throws(MediaError) -> MediaMetadata {
+        try VipsRuntime.start()
+        let metadata = try MetadataReader.read(FileBytes(url))
+        guard metadata.mediaType == .image else {
+            throw MediaError(.unsupportedFormat, "\(url.lastPathComponent) is a movie; Lightbox renders images only (libvips does not read video)")
+        }
+        try DecompressionGuard.check(metadata, of: url, limit: maximumPixelCount)
+        VipsRuntime.clearErrors()
+        return metadata
+    }
+
+    static func checkQuality(_ quality: Int) throws(MediaError) {
+        guard (1...100).contains(quality) else {
+            throw MediaError(.invalidArgument, "Quality must be 1 to 100, not \(quality)")
+        }
+    }
+
+    /// Runs a libvips saver that fills a g_malloc'd buffer, and copies the buffer out.
+    static func encode(
+        _ image: VipsImageReference, of url: URL,
+        _ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
+    ) throws(MediaError) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        guard save(image.pointer, &buffer, &length) == 0, let buffer else {
+            throw MediaError(.malformed, "Cannot render \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+
+    static func decodeError(_ url: URL) -> MediaError {
+        MediaError(.malformed, "Cannot decode \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")
+    }
+}

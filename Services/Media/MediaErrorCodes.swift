@@ -1,0 +1,9 @@
+/// Error codes for rendering and rewriting media, beside the readers' codes in `MediaError.Code`.
+extension MediaError.Code {
+    /// The image is too large to decode safely (a decompression bomb, or simply too many pixels).
+    public static let tooLarge = MediaError.Code(rawValue: "tooLarge")
+    /// The caller asked for something impossible (a zero-sized thumbnail, a quality of 500).
+    public static let invalidArgument = MediaError.Code(rawValue: "invalidArgument")
+    /// The result could not be written where it was asked for.
+    public static let unwritable = MediaError.Code(rawValue: "unwritable")
+}

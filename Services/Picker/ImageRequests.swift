@@ -1,0 +1,136 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Media
+
+/// PHImageManager for apps with library access: thumbnails and full images in three delivery
+/// modes, cloud-only originals, cancellation; and movies as files.
+extension PickerService {
+    /// Degraded results of opportunistic requests and fast results are at most this many pixels a side.
+    static let degradedSide = 128
+    static let fastSide = 256
+
+    func requestImage(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(ImageRequest.self)
+        let asset = try await visibleAsset(body.asset, app: app, request: request)
+        guard asset.mediaType == .image else {
+            throw LightboxError(.badRequest, "\(body.asset) is a movie; ask with video.request.")
+        }
+        if let width = body.targetWidth, let height = body.targetHeight, width <= 0 || height <= 0 || width > 20_000 || height > 20_000 {
+            throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
+        }
+        await imageRequests.begin(request.id)
+        let registry = imageRequests
+        let id = request.id
+        let isCancelled: @Sendable () async -> Bool = { await registry.isCancelled(id) }
+        defer { Task { await registry.end(id) } }
+
+        let cancelled = ImageResultInfo(isCancelled: true)
+        let local: AssetRecord?
+        do {
+            local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
+                                         progress: { responder.progress($0) }, isCancelled: isCancelled)
+        } catch is CancellationError {
+            responder.succeed(cancelled)
+            return
+        }
+        guard let local else {
+            // In the cloud and no network allowed: no image and no error, as PhotoKit says it.
+            responder.succeed(ImageResultInfo(isInCloud: true))
+            return
+        }
+        let fullWidth = local.pixelWidth ?? Self.fastSide
+        let fullHeight = local.pixelHeight ?? Self.fastSide
+        let width = body.targetWidth ?? fullWidth
+        let height = body.targetHeight ?? fullHeight
+        let mode = body.contentMode ?? .fit
+        switch body.deliveryMode ?? .opportunistic {
+        case .opportunistic:
+            let degraded = try await render(local, width: min(width, Self.degradedSide), height: min(height, Self.degradedSide), mode: mode, quality: 60)
+            responder.send(.event, degraded.info(isDegraded: true), attachments: [degraded.data])
+            if await isCancelled() { return responder.succeed(cancelled) }
+            let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
+            if await isCancelled() { return responder.succeed(cancelled) }
+            responder.send(.ok, final.info(isDegraded: false), attachments: [final.data])
+        case .highQualityFormat:
+            let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
+            if await isCancelled() { return responder.succeed(cancelled) }
+            responder.send(.ok, final.info(isDegraded: false), attachments: [final.data])
+        case .fastFormat:
+            let fast = try await render(local, width: min(width, Self.fastSide), height: min(height, Self.fastSide), mode: mode, quality: 70)
+            responder.send(.ok, fast.info(isDegraded: false), attachments: [fast.data])
+        }
+    }
+
+    func cancelImage(_ request: IncomingRequest, _ responder: Responder) async throws {
+        _ = try request.requireApp()
+        let target = try request.body(CancelImageRequest.self).request
+        guard await imageRequests.cancel(target) else {
+            throw LightboxError(.notFound, "No image request \(target) is running; it may have finished.")
+        }
+        responder.succeed(Empty())
+    }
+
+    func requestVideo(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(VideoRequest.self)
+        let asset = try await visibleAsset(body.asset, app: app, request: request)
+        guard asset.mediaType == .video else {
+            throw LightboxError(.badRequest, "\(body.asset) is a photo; ask with image.request.")
+        }
+        guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
+                                               progress: { responder.progress($0) }) else {
+            responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
+            return
+        }
+        // No transcoder is configured: every quality is served by the original.
+        responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original"))
+        try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
+                   app: app, responder: responder)
+    }
+
+    func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let asset = try await visibleAsset(try request.body(AssetRequest.self).asset, app: app, request: request)
+        responder.succeed(ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties))
+    }
+
+    /// An asset the app may see through its library access; anything else reads as not found.
+    func visibleAsset(_ identifier: String, app: String, request: IncomingRequest) async throws -> AssetRecord {
+        let decision = try await decide(.read, for: app, on: request, assetCount: 1)
+        guard !Self.visible([identifier], in: decision).isEmpty, let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
+        }
+        return asset
+    }
+
+    struct Rendered {
+        var data: Data
+        var type: UTType?
+        var width: Int?
+        var height: Int?
+
+        func info(isDegraded: Bool) -> ImageResultInfo {
+            ImageResultInfo(isDegraded: isDegraded, type: type, pixelWidth: width, pixelHeight: height)
+        }
+    }
+
+    /// A rendition of the image at a target size, cached by content, size, mode and quality.
+    func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
+        let original = catalog.originalURL(of: asset)
+        let url: URL
+        do {
+            url = try await derivatives.file(hash: asset.contentHash, kind: "thumb-\(width)x\(height)-\(mode)-q\(quality)") { destination in
+                let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
+                                                        contentMode: mode == .fill ? .fill : .fit, quality: quality)
+                try image.data.write(to: destination)
+            }
+        } catch let error as MediaError {
+            throw LightboxError(.badMedia, "The picker could not render this image: \(error.message)")
+        }
+        let data = try Data(contentsOf: url)
+        let metadata = try? MetadataReader.read(fileAt: url)
+        return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
+    }
+}

@@ -1,0 +1,41 @@
+import LightboxProtocol
+
+/// Which types an item provider registers, following PHPickerConfiguration's
+/// preferredAssetRepresentationMode: `current` gives the original, `compatible` a JPEG in place of
+/// HEIC and WebP stills, `automatic` both (the original first), as PhotoKit does.
+enum Representations {
+    /// Stills in formats older software may not read, which get a JPEG representation.
+    static func hasCompatibleJPEG(_ asset: AssetRecord) -> Bool {
+        (asset.type == .heic || asset.type == .webP) && !asset.isAnimated
+    }
+
+    static func registeredTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
+                                stripping: MetadataStripping) -> [UTType] {
+        let compatible = hasCompatibleJPEG(asset)
+        // HEIC metadata cannot be removed in place: a stripped HEIC is delivered as JPEG.
+        if stripping != .none, asset.type == .heic { return [.jpeg] }
+        switch mode {
+        case .current: return [asset.type]
+        case .compatible: return compatible ? [.jpeg] : [asset.type]
+        case .automatic: return compatible ? [asset.type, .jpeg] : [asset.type]
+        }
+    }
+
+    /// The registered type that answers a request for `requested` (itself or a descendant).
+    static func representation(answering requested: UTType, among registered: [UTType]) -> UTType? {
+        registered.first { $0.conforms(to: requested) }
+    }
+
+    /// Image properties as the delivered bytes carry them: without the location or without any
+    /// metadata when the pick asked for that.
+    static func properties(_ properties: [String: JSONValue], stripping: MetadataStripping) -> [String: JSONValue] {
+        switch stripping {
+        case .none:
+            return properties
+        case .location:
+            return properties.filter { $0.key != "{GPS}" }
+        case .all:
+            return properties.filter { !$0.key.hasPrefix("{") || $0.key == "{GIF}" || $0.key == "{WebP}" || $0.key == "{PNG}" }
+        }
+    }
+}

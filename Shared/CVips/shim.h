@@ -1,0 +1,50 @@
+// libvips for Services/Media. Its include path comes from pkg-config's gobject-2.0 (vips.pc adds
+// -pthread, which SwiftPM rejects); the library is linked by the module map.
+//
+// libvips' API is mostly variadic (`name, value, …, NULL` option lists), which Swift cannot call,
+// so the few calls Lightbox makes are wrapped here with fixed arguments.
+#include <vips/vips.h>
+
+/// vips_thumbnail: shrink-on-load, autorotate, then a centre crop when `crop` is non-zero.
+/// `size` is a VipsSize (VIPS_SIZE_DOWN: never enlarge; VIPS_SIZE_BOTH).
+static inline int lightbox_vips_thumbnail(const char *filename, VipsImage **out, int width, int height,
+                                          int crop, VipsSize size) {
+    return vips_thumbnail(filename, out, width, "height", height, "size", size,
+                          "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+}
+
+/// The whole first page or frame, read with `access` (VIPS_ACCESS_SEQUENTIAL when nothing needs to
+/// move pixels around, VIPS_ACCESS_RANDOM to rotate).
+static inline VipsImage *lightbox_vips_load(const char *filename, VipsAccess access) {
+    return vips_image_new_from_file(filename, "access", access, NULL);
+}
+
+/// Turns the image upright by its orientation tag and removes the tag.
+static inline int lightbox_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+/// Removes an alpha channel by blending over white (`white` is 255 for 8-bit images, 65535 for 16).
+static inline int lightbox_vips_flatten(VipsImage *in, VipsImage **out, double white) {
+    double background[] = {white, white, white};
+    VipsArrayDouble *array = vips_array_double_new(background, 3);
+    int result = vips_flatten(in, out, "background", array, NULL);
+    vips_area_unref(VIPS_AREA(array));
+    return result;
+}
+
+/// JPEG into a g_malloc'd buffer (free with g_free). `strip` drops all metadata.
+static inline int lightbox_vips_jpegsave_buffer(VipsImage *in, void **buffer, size_t *length, int quality, int strip) {
+    return vips_jpegsave_buffer(in, buffer, length, "Q", quality, "strip", strip, "optimize_coding", TRUE, NULL);
+}
+
+/// PNG into a g_malloc'd buffer (free with g_free), without metadata.
+static inline int lightbox_vips_pngsave_buffer(VipsImage *in, void **buffer, size_t *length) {
+    return vips_pngsave_buffer(in, buffer, length, "strip", TRUE, NULL);
+}
+
+/// JPEG into a file, keeping EXIF, XMP and the ICC profile (the image's metadata fields as they
+/// are, so an autorotated image is saved with orientation 1).
+static inline int lightbox_vips_jpegsave(VipsImage *in, const char *filename, int quality) {
+    return vips_jpegsave(in, filename, "Q", quality, "optimize_coding", TRUE, NULL);
+}
