@@ -248,12 +248,12 @@ class OwnerThread(_OwnerWorker):
             self.error = error
 
 
-@pytest.fixture
-def owner_thread(services):
+def _started_workers(make):
+    """A fixture body: yields a starter for background owners and joins them all afterwards."""
     threads = []
 
-    def start(**options):
-        thread = OwnerThread(services, **options)
+    def start(*arguments, **options):
+        thread = make(*arguments, **options)
         thread.start()
         threads.append(thread)
         return thread
@@ -261,6 +261,11 @@ def owner_thread(services):
     yield start
     for thread in threads:
         thread.join(40.0)
+
+
+@pytest.fixture
+def owner_thread(services):
+    yield from _started_workers(lambda **options: OwnerThread(services, **options))
 
 
 @pytest.fixture
@@ -305,14 +310,4 @@ class PromptThread(_OwnerWorker):
 
 @pytest.fixture
 def prompt_thread(services):
-    threads = []
-
-    def start(app, answer, **options):
-        thread = PromptThread(services, app, answer, **options)
-        thread.start()
-        threads.append(thread)
-        return thread
-
-    yield start
-    for thread in threads:
-        thread.join(40.0)
+    yield from _started_workers(lambda app, answer, **options: PromptThread(services, app, answer, **options))
