@@ -199,12 +199,45 @@ public struct SetAccessResponse: Codable, Sendable {
     }
 }
 
+/// `owner.audit`: the audit trail, newest first, one page at a time. Every filter is optional.
 public struct AuditRequest: Codable, Sendable {
     public var app: String?
+    /// An operation name or its prefix before ":" (`load`, `describe`, `pick`, `fetch`, `settings` …).
+    public var operation: String?
+    /// Entries at or after this time.
+    public var since: Date?
+    /// Entries before this time.
+    public var until: Date?
+    /// The `next` cursor of the previous page.
+    public var before: Int64?
     public var limit: Int?
-    public init(app: String? = nil, limit: Int? = nil) {
+    public init(app: String? = nil, operation: String? = nil, since: Date? = nil, until: Date? = nil, before: Int64? = nil,
+                limit: Int? = nil) {
         self.app = app
+        self.operation = operation
+        self.since = since
+        self.until = until
+        self.before = before
         self.limit = limit
+    }
+}
+
+/// `owner.access.get` (body: `AccessDetailRequest`): one app's settings and its whole selection.
+public struct AccessDetailRequest: Codable, Sendable {
+    public var app: String
+    public init(app: String) { self.app = app }
+}
+
+public struct AccessDetail: Codable, Sendable {
+    public var access: AppAccess
+    public var usageReadWrite: String?
+    public var usageAddOnly: String?
+    public var selection: [String]
+    public init(access: AppAccess, usageReadWrite: String?, usageAddOnly: String?, selection: [String]) {
+        self.access = access
+        self.usageReadWrite = usageReadWrite
+        self.usageAddOnly = usageAddOnly
+        self.selection = selection
     }
 }
 
@@ -225,8 +258,14 @@ public struct AuditEntry: Codable, Sendable, Hashable {
 }
 
 public struct AuditResponse: Codable, Sendable {
+    /// Newest first.
     public var entries: [AuditEntry]
-    public init(entries: [AuditEntry]) { self.entries = entries }
+    /// Pass as `before` for the next (older) page; nil on the last page.
+    public var next: Int64?
+    public init(entries: [AuditEntry], next: Int64? = nil) {
+        self.entries = entries
+        self.next = next
+    }
 }
 
 // MARK: The picker's side

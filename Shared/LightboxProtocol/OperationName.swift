@@ -26,6 +26,8 @@ public struct OperationName: WireName {
     public static let cancelPick = OperationName(rawValue: "owner.cancel")
     public static let revoke = OperationName(rawValue: "owner.revoke")
     public static let importLibrary = OperationName(rawValue: "owner.import")
+    public static let thumbnail = OperationName(rawValue: "owner.thumbnail")
+    public static let assetDetails = OperationName(rawValue: "owner.asset")
 
     // The owner, on the auth service.
     public static let registerApp = OperationName(rawValue: "owner.apps.register")
@@ -43,6 +45,8 @@ public struct OperationName: WireName {
     public static let answerPrompt = OperationName(rawValue: "owner.prompts.answer")
     public static let appAccess = OperationName(rawValue: "owner.access.list")
     public static let setAccess = OperationName(rawValue: "owner.access.set")
+    /// One app's settings with its whole limited selection (for editing it).
+    public static let accessDetail = OperationName(rawValue: "owner.access.get")
     public static let audit = OperationName(rawValue: "owner.audit")
 
     // Apps, on the picker: the library (needs authorization).

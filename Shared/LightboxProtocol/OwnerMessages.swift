@@ -28,11 +28,28 @@ public struct PendingPicksResponse: Codable, Sendable {
     public init(picks: [PendingPick]) { self.picks = picks }
 }
 
-/// `owner.assets`: the catalog as the owner's surface shows it; with `pick`, only what that pick's
-/// filter lets through.
+/// `owner.assets`: one page of the catalog as the owner's surface shows it, newest first (keyset
+/// paging by creation date and identifier). With `pick`, only what that pick's filter lets through;
+/// with `filter`, only what that filter lets through. Never the whole library in one reply: pass
+/// the reply's `next` as `after` for the following page.
 public struct ListAssetsRequest: Codable, Sendable {
+    /// Largest page the picker sends, whatever `limit` asks.
+    public static let maximumLimit = 500
+    public static let defaultLimit = 100
+
     public var pick: String?
-    public init(pick: String? = nil) { self.pick = pick }
+    public var filter: PickerFilter?
+    /// Page size (1…500, default 100).
+    public var limit: Int?
+    /// The `next` cursor of the previous page; nil for the first page.
+    public var after: String?
+
+    public init(pick: String? = nil, filter: PickerFilter? = nil, limit: Int? = nil, after: String? = nil) {
+        self.pick = pick
+        self.filter = filter
+        self.limit = limit
+        self.after = after
+    }
 }
 
 public struct AssetSummary: Codable, Sendable, Hashable {
@@ -67,7 +84,55 @@ public struct AssetSummary: Codable, Sendable, Hashable {
 
 public struct ListAssetsResponse: Codable, Sendable {
     public var assets: [AssetSummary]
-    public init(assets: [AssetSummary]) { self.assets = assets }
+    /// The cursor of the following page; nil on the last page.
+    public var next: String?
+    public init(assets: [AssetSummary], next: String? = nil) {
+        self.assets = assets
+        self.next = next
+    }
+}
+
+/// `owner.thumbnail`: a cached JPEG thumbnail of any asset, at most `side` pixels on its longer side
+/// (default 256, at most 1024). The `ok` reply carries `ThumbnailInfo` and one binary frame, the JPEG.
+public struct ThumbnailRequest: Codable, Sendable {
+    public static let defaultSide = 256
+    public static let maximumSide = 1024
+
+    public var asset: String
+    public var side: Int?
+    public init(asset: String, side: Int? = nil) {
+        self.asset = asset
+        self.side = side
+    }
+}
+
+public struct ThumbnailInfo: Codable, Sendable, Hashable {
+    public var asset: String
+    public var type: UTType
+    public var pixelWidth: Int?
+    public var pixelHeight: Int?
+    /// Changes whenever the pixels can change: a validator for HTTP caching.
+    public var etag: String
+    public init(asset: String, type: UTType, pixelWidth: Int?, pixelHeight: Int?, etag: String) {
+        self.asset = asset
+        self.type = type
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
+        self.etag = etag
+    }
+}
+
+/// `owner.asset` (body: `AssetRequest`): one asset's details for the owner: its summary and the
+/// image properties read at import (EXIF camera, GPS, …).
+public struct AssetDetails: Codable, Sendable {
+    public var summary: AssetSummary
+    public var importedAt: Date
+    public var properties: [String: JSONValue]
+    public init(summary: AssetSummary, importedAt: Date, properties: [String: JSONValue]) {
+        self.summary = summary
+        self.importedAt = importedAt
+        self.properties = properties
+    }
 }
 
 /// `owner.choose`: completes a pick with these assets, in this order.
