@@ -30,7 +30,17 @@ public struct OwnerSettings: Sendable {
     }
 
     public func audit(app: String? = nil, limit: Int = 200) async throws -> [AuditEntry] {
-        try await auth.request(.audit, AuditRequest(app: app, limit: limit), as: AuditResponse.self).entries
+        try await audit(AuditRequest(app: app, limit: limit)).entries
+    }
+
+    /// One page of the audit trail, newest first, filtered by app, operation and time.
+    public func audit(_ request: AuditRequest) async throws -> AuditResponse {
+        try await auth.request(.audit, request, as: AuditResponse.self)
+    }
+
+    /// One app's settings with its whole limited selection.
+    public func accessDetail(of app: String) async throws -> AccessDetail {
+        try await auth.request(.accessDetail, AccessDetailRequest(app: app), as: AccessDetail.self)
     }
 }
 

@@ -18,9 +18,40 @@ public struct OwnerSurface: Sendable {
         return reply.picks
     }
 
-    /// The catalog, or only the assets a pick's filter lets through.
+    /// One page of the catalog, newest first: only what a pick's filter (or `filter`) lets through.
+    /// Pass the reply's `next` as `after` for the following page.
+    public func assetPage(pick: String? = nil, filter: PickerFilter? = nil, limit: Int = ListAssetsRequest.defaultLimit,
+                          after: String? = nil) async throws -> ListAssetsResponse {
+        try await picker.request(.listAssets, ListAssetsRequest(pick: pick, filter: filter, limit: limit, after: after),
+                                 as: ListAssetsResponse.self)
+    }
+
+    /// Every asset a pick's filter lets through, page by page (for scripts; a surface shows pages).
     public func assets(for pick: String? = nil) async throws -> [AssetSummary] {
-        try await picker.request(.listAssets, ListAssetsRequest(pick: pick), as: ListAssetsResponse.self).assets
+        var assets: [AssetSummary] = []
+        var cursor: String?
+        repeat {
+            let page = try await assetPage(pick: pick, limit: ListAssetsRequest.maximumLimit, after: cursor)
+            assets += page.assets
+            cursor = page.next
+        } while cursor != nil
+        return assets
+    }
+
+    /// A cached JPEG thumbnail of any asset, at most `side` pixels on its longer side.
+    public func thumbnail(of asset: String, side: Int = ThumbnailRequest.defaultSide) async throws -> (info: ThumbnailInfo, jpeg: Data) {
+        for try await reply in picker.send(.thumbnail, ThumbnailRequest(asset: asset, side: side)) where reply.status == .ok {
+            guard let jpeg = reply.attachments.first else {
+                throw LightboxError(.internal, "owner.thumbnail answered without the image frame.")
+            }
+            return (try reply.body(ThumbnailInfo.self), jpeg)
+        }
+        throw LightboxError(.internal, "owner.thumbnail ended without a final reply.")
+    }
+
+    /// One asset's summary and the image properties read at import.
+    public func details(of asset: String) async throws -> AssetDetails {
+        try await picker.request(.assetDetails, AssetRequest(asset: asset), as: AssetDetails.self)
     }
 
     /// Completes a pick; `stripMetadata` removes location or all metadata from what the app gets.
