@@ -1438,10 +1438,27 @@ class OwnerSurface:
             "owner.pending", {"waitMs": wait_ms}, timeout=wait_ms / 1000.0 + self.connection.timeout)
         return [PendingPick.from_json(pick) for pick in body.get("picks") or []]
 
+    def asset_page(self, pick: Optional[str] = None, limit: int = 100,
+                   after: Optional[str] = None) -> Tuple[List[Asset], Optional[str]]:
+        """One page of the catalog, newest first, and the cursor of the next page (None on the last);
+        with ``pick``, only what that pick's filter lets through."""
+        request: Dict[str, Any] = {"limit": int(limit)}
+        if pick is not None:
+            request["pick"] = pick
+        if after is not None:
+            request["after"] = after
+        body = self.connection.request("owner.assets", request)
+        return [Asset.from_json(asset) for asset in body.get("assets") or []], body.get("next")
+
     def assets(self, pick: Optional[str] = None) -> List[Asset]:
-        """The catalog, newest first; with ``pick``, only what that pick's filter lets through."""
-        body = self.connection.request("owner.assets", {"pick": pick} if pick is not None else {})
-        return [Asset.from_json(asset) for asset in body.get("assets") or []]
+        """Every asset, newest first, page by page; with ``pick``, only what its filter lets through."""
+        assets: List[Asset] = []
+        cursor: Optional[str] = None
+        while True:
+            page, cursor = self.asset_page(pick, limit=500, after=cursor)
+            assets.extend(page)
+            if cursor is None:
+                return assets
 
     def choose(self, pick: str, ids: Sequence[str]) -> int:
         """Completes a pick with these assets; returns how many were delivered."""

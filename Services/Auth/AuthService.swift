@@ -125,6 +125,9 @@ public final class AuthService: Sendable {
             case .setAccess:
                 try request.requireOwner()
                 try await setAccess(try request.body(SetAccessRequest.self), responder)
+            case .accessDetail:
+                try request.requireOwner()
+                responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
             case .audit:
                 try request.requireOwner()
                 let body = try request.body(AuditRequest.self)
@@ -273,6 +276,15 @@ public final class AuthService: Sendable {
         await audit.record(app: body.app, operation: "settings", assetCount: access.selectionCount,
                            outcome: "readWrite:\(access.readWrite) addOnly:\(access.addOnly)")
         responder.succeed(SetAccessResponse(access: access, token: try await store.latestToken(of: body.app)))
+    }
+
+    func accessDetail(of app: String) async throws -> AccessDetail {
+        guard let manifest = try await registry.app(withID: app) else {
+            throw LightboxError(.notFound, "No app \(app) is registered; see lightbox app list.")
+        }
+        let access = try await store.access(of: app)
+        return AccessDetail(access: try await appAccess(manifest), usageReadWrite: manifest.usageReadWrite,
+                            usageAddOnly: manifest.usageAddOnly, selection: access.selection)
     }
 
     func appAccess(_ manifest: AppManifest) async throws -> AppAccess {

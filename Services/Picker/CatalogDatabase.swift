@@ -63,6 +63,11 @@ enum CatalogDatabase {
                 t.add(column: "strip", .text).notNull().defaults(to: MetadataStripping.none.rawValue)
             }
         }
+        migrator.registerMigration("v4 library order index for the owner's pages") { db in
+            // Matches `ORDER BY creationDate DESC, identifier ASC`, so keyset pages read only their rows.
+            try db.execute(sql: "CREATE INDEX asset_library_order ON asset (creationDate DESC, identifier ASC)")
+            try db.execute(sql: "CREATE INDEX asset_media_order ON asset (mediaType, creationDate DESC, identifier ASC)")
+        }
         return migrator
     }
 }

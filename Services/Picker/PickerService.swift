@@ -159,6 +159,12 @@ public final class PickerService: Sendable {
             case .listAssets:
                 try request.requireOwner()
                 try await listAssets(request, responder)
+            case .thumbnail:
+                try request.requireOwner()
+                try await thumbnail(request, responder)
+            case .assetDetails:
+                try request.requireOwner()
+                try await assetDetails(request, responder)
             case .choose:
                 try request.requireOwner()
                 try await choose(request, responder)
@@ -263,15 +269,6 @@ public final class PickerService: Sendable {
     }
 
     // MARK: Owner
-
-    func listAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
-        var assets = try await catalog.allAssets()
-        if let pick = try request.body(ListAssetsRequest.self).pick {
-            guard let session = await sessions.session(pick) else { throw noSuchPick(pick) }
-            if let filter = session.configuration.filter { assets = assets.filter { filter.matches($0.traits) } }
-        }
-        responder.succeed(ListAssetsResponse(assets: assets.map(\.summary)))
-    }
 
     func choose(_ request: IncomingRequest, _ responder: Responder) async throws {
         let body = try request.body(ChooseRequest.self)

@@ -1,0 +1,30 @@
+import GRDB
+import LightboxProtocol
+
+/// A pick's filter as an SQL condition on the `asset` table, so the owner's pages are filtered by
+/// SQLite rather than by reading the whole catalog into memory.
+extension PickerFilter {
+    var sqlCondition: SQLExpression {
+        switch self {
+        case .images: Column("mediaType") == MediaType.image.rawValue
+        case .videos: Column("mediaType") == MediaType.video.rawValue
+        case .livePhotos: Self.hasSubtype(.livePhoto)
+        case .screenshots: Self.hasSubtype(.screenshot)
+        case .panoramas: Self.hasSubtype(.panorama)
+        case .bursts: Self.hasSubtype(.burst)
+        case .slomoVideos: Self.hasSubtype(.slomo)
+        case .timelapseVideos: Self.hasSubtype(.timelapse)
+        case .animatedImages: Self.hasSubtype(.animated)
+        // An empty any() admits nothing and an empty all() everything, as `matches` says.
+        case .any(let filters): filters.map(\.sqlCondition).joined(operator: .or)
+        case .all(let filters): filters.map(\.sqlCondition).joined(operator: .and)
+        case .not(let filter): !filter.sqlCondition
+        }
+    }
+
+    /// `subtypes` holds names separated by commas ("animated,livePhoto"); pad it so a name only
+    /// matches whole.
+    private static func hasSubtype(_ subtype: MediaSubtype) -> SQLExpression {
+        SQL(sql: "(',' || subtypes || ',') LIKE ?", arguments: ["%,\(subtype.rawValue),%"]).sqlExpression
+    }
+}
