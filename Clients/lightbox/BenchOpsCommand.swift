@@ -1,0 +1,220 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxProtocol
+import LightboxTransport
+
+/// `lightbox bench ops`: the latency and throughput of the control plane's everyday operations,
+/// each beside a bare CURVE echo measured in the same rounds.
+struct BenchOpsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ops",
+        abstract: "p50/p99 latency and throughput of everyday operations against a bare CURVE DEALER/ROUTER echo.",
+        discussion: """
+        Starts its own lightbox-auth and lightbox-picker on temporary ipc endpoints, imports the sample \
+        library, registers an app with full access and picks one photo for it. Then, in alternating \
+        rounds, times service.ping, auth.status, library.fetchAssets (one identifier), library.query, \
+        provider.describe, a cached image.request thumbnail and the owner's paged listing, each with 1 \
+        and with --concurrency clients, and a bare CURVE echo with the same number of clients. Prints \
+        the median over rounds of each p50, p99 and requests/s, and each p50's ratio to the echo's.
+        """)
+
+    @Option(help: "Rounds; each runs every operation and the echo once.") var rounds = 5
+    @Option(help: "Requests per client per operation per round.") var requests = 200
+    @Option(help: "Clients of the concurrent runs (a single client always runs too).") var concurrency = 8
+    @Option(help: "The library to import.") var library = "Samples/library"
+
+    /// One operation as the bench calls it: on one client's connections, once.
+    struct Operation: Sendable {
+        var name: String
+        var call: @Sendable (Clients) async throws -> Void
+    }
+
+    /// One bench client's connections: as the app to both services, and as the owner to the picker.
+    struct Clients: Sendable {
+        var auth: DealerConnection
+        var picker: DealerConnection
+        var owner: OwnerSurface
+    }
+
+    struct Sample {
+        var p50: Duration
+        var p99: Duration
+        var perSecond: Double
+    }
+
+    func run() async throws {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-ops-\(getpid())")
+        let data = work.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
+                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
+        let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
+                                             importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path], logLevel: "warning")
+        defer { processes.stop() }
+
+        note("setting up: an app with full access, one picked photo")
+        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        let ownerKey = try directory.ownerKeyPair()
+        let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("bench"))
+        try await AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
+            .register(AppManifest(id: "bench", name: "Benchmark", publicKey: appKey.publicKey, usageReadWrite: "To measure"))
+        try await OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey)).setAccess(SetAccessRequest(app: "bench", readWrite: .full))
+        let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(60)))
+        let app = try await directory.connectToPicker(as: appKey, timeout: .seconds(60))
+        async let picked = PhotoPicker(connection: app).pick(PickerConfiguration(filter: .images))
+        let pending = try await owner.pendingPicks(waitingUpTo: .seconds(60))
+        guard let pick = pending.first, let asset = try await owner.assetPage(pick: pick.pick, limit: 1).assets.first else {
+            throw ValidationError("the benchmark pick never reached the owner")
+        }
+        try await owner.choose([asset.identifier], for: pick.pick)
+        guard let token = try await picked.first?.itemProvider.descriptor.token else { throw ValidationError("the benchmark pick came back empty") }
+
+        let identifier = asset.identifier
+        let operations = [
+            Operation(name: "service.ping") { _ = try await $0.picker.request(.ping, Empty(), as: ServiceIdentity.self) },
+            Operation(name: "auth.status") { _ = try await $0.auth.request(.authorizationStatus, StatusRequest(level: .readWrite), as: StatusResponse.self) },
+            Operation(name: "library.fetchAssets") {
+                _ = try await $0.picker.request(.fetchAssets, FetchAssetsRequest(localIdentifiers: [identifier]), as: FetchAssetsResponse.self)
+            },
+            Operation(name: "library.query") { _ = try await $0.picker.request(.queryAssets, AssetQuery(limit: 20), as: FetchAssetsResponse.self) },
+            Operation(name: "provider.describe") { _ = try await $0.picker.request(.describe, TokenRequest(token: token), as: ProviderDescription.self) },
+            Operation(name: "image.request (cached)") {
+                let request = ImageRequest(asset: identifier, targetWidth: 128, targetHeight: 128, deliveryMode: .highQualityFormat)
+                for try await reply in $0.picker.send(.requestImage, request) where reply.status == .ok { break }
+            },
+            Operation(name: "owner.assets (page)") { _ = try await $0.owner.assetPage(limit: 50) },
+        ]
+
+        let echoKeys = try CurveKeyPair.generate()
+        let echoKeyFile = work.appendingPathComponent("echo.key")
+        try JSONEncoder().encode(echoKeys).write(to: echoKeyFile)
+        let echoEndpoint = "ipc://\(work.path)/echo.sock"
+        let echo = Process()
+        echo.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent("lightbox")
+        echo.arguments = ["bench", "serve-echo", "--endpoint", echoEndpoint, "--key", echoKeyFile.path]
+        try echo.run()
+        defer { echo.terminate(); echo.waitUntilExit() }
+        // A ping-sized request header, so the echo carries what a small operation carries.
+        let payload = try WireCoding.encode(RequestEnvelope(id: UUID().uuidString, op: .ping, body: Empty()))
+
+        let widths = [1, concurrency]
+        var clients: [Int: [Clients]] = [:]
+        for width in widths {
+            var list: [Clients] = []
+            for _ in 0..<width {
+                list.append(Clients(auth: try await directory.connectToAuth(as: appKey, timeout: .seconds(60)),
+                                    picker: try await directory.connectToPicker(as: appKey, timeout: .seconds(60)),
+                                    owner: OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(60)))))
+            }
+            clients[width] = list
+        }
+        // Warm up: connections handshaken, the thumbnail cached, SQLite pages in memory.
+        for operation in operations { try await operation.call(clients[1]![0]) }
+
+        var samples: [String: [Sample]] = [:]
+        let bar = ProgressBar("bench ops")
+        let steps = rounds * widths.count * (operations.count + 1)
+        var done = 0
+        for _ in 0..<rounds {
+            for width in widths {
+                // Alternate the echo and the operations inside every round, so drift hits both alike.
+                samples["echo/\(width)", default: []].append(
+                    try await Self.measureEcho(endpoint: echoEndpoint, serverKey: echoKeys.publicKey, clients: width, requests: requests, payload: payload))
+                done += 1
+                bar.update(items: done, of: steps, current: "")
+                for operation in operations {
+                    samples["\(operation.name)/\(width)", default: []].append(
+                        try await Self.measure(operation, on: clients[width]!, requests: requests))
+                    done += 1
+                    bar.update(items: done, of: steps, current: "")
+                }
+            }
+        }
+
+        print("bench ops: \(rounds) rounds × \(requests) requests per client, CURVE, ipc; medians over rounds")
+        print("operation                  clients     p50 µs     p99 µs    req/s  p50/echo")
+        for width in widths {
+            let echoP50 = Self.median(samples["echo/\(width)"]!.map { $0.p50.microseconds })
+            for name in ["echo"] + operations.map(\.name) {
+                let list = samples["\(name)/\(width)"]!
+                let p50 = Self.median(list.map { $0.p50.microseconds })
+                let p99 = Self.median(list.map { $0.p99.microseconds })
+                let rate = Self.median(list.map(\.perSecond))
+                print(name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                      + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50))
+            }
+        }
+        for connection in clients.values.flatMap({ $0 }) {
+            connection.auth.close()
+            connection.picker.close()
+        }
+    }
+
+    /// Each client runs `requests` calls one after another; all clients at once.
+    static func measure(_ operation: Operation, on clients: [Clients], requests: Int) async throws -> Sample {
+        let start = ContinuousClock.now
+        let times = try await withThrowingTaskGroup(of: [Duration].self) { group in
+            for client in clients {
+                group.addTask {
+                    var times: [Duration] = []
+                    for _ in 0..<requests {
+                        let begin = ContinuousClock.now
+                        try await operation.call(client)
+                        times.append(ContinuousClock.now - begin)
+                    }
+                    return times
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return sample(times, wall: ContinuousClock.now - start)
+    }
+
+    /// The echo's clients each on a thread of their own, as bare blocking DEALERs.
+    static func measureEcho(endpoint: String, serverKey: String, clients: Int, requests: Int, payload: Data) async throws -> Sample {
+        let start = ContinuousClock.now
+        let times = try await withThrowingTaskGroup(of: [Duration].self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread {
+                            continuation.resume(with: Result {
+                                try BareEcho.roundTrips(endpoint: endpoint, serverKey: serverKey, count: requests, payload: payload)
+                            })
+                        }.start()
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return sample(times, wall: ContinuousClock.now - start)
+    }
+
+    static func sample(_ times: [Duration], wall: Duration) -> Sample {
+        let sorted = times.sorted()
+        return Sample(p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
+                      perSecond: Double(times.count) / wall.seconds)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    struct ServeEcho: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "serve-echo", abstract: "The baseline server of `bench ops` (a bare CURVE ROUTER echo).", shouldDisplay: false)
+        @Option var endpoint: String
+        @Option var key: String
+
+        func run() async throws {
+            try BareEcho.serve(endpoint: endpoint, keyPair: try CurveKeyPair.load(from: URL(fileURLWithPath: key)))
+        }
+    }
+}
+
+extension Duration {
+    var microseconds: Double { seconds * 1e6 }
+}

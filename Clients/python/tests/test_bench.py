@@ -1,0 +1,22 @@
+"""`lightbox bench ops` runs end to end (a short run: its numbers are for people, not asserts)."""
+
+import subprocess
+
+from conftest import REPO, binary
+
+OPERATIONS = ("echo", "service.ping", "auth.status", "library.fetchAssets", "library.query",
+              "provider.describe", "image.request (cached)", "owner.assets (page)")
+
+
+def test_bench_ops_measures_every_operation_beside_the_echo():
+    run = subprocess.run([binary("lightbox"), "bench", "ops", "--rounds", "1", "--requests", "5", "--concurrency", "2"],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    rows = [line.split() for line in run.stdout.splitlines()[2:]]
+    for clients in ("1", "2"):
+        for name in OPERATIONS:
+            words = name.split()
+            row = next((row for row in rows if row[:len(words)] == words and row[len(words)] == clients), None)
+            assert row is not None, f"no row for {name} with {clients} client(s):\n{run.stdout}"
+            p50, p99, rate, ratio = (float(value) for value in row[len(words) + 1:])
+            assert 0 < p50 <= p99 and rate > 0 and ratio > 0
