@@ -20,3 +20,13 @@ def test_bench_ops_measures_every_operation_beside_the_echo():
             assert row is not None, f"no row for {name} with {clients} client(s):\n{run.stdout}"
             p50, p99, rate, ratio = (float(value) for value in row[len(words) + 1:])
             assert 0 < p50 <= p99 and rate > 0 and ratio > 0
+
+
+def test_bench_scale_imports_and_measures_a_generated_library():
+    run = subprocess.run([binary("lightbox"), "bench", "scale", "--count", "300", "--selection", "120", "--repeats", "2"],
+                         capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("bench scale: 300 assets, limited selection of 120")
+    for label in ("import", "library.query, first page", "library.query, deepest page", "owner.assets, first page",
+                  "owner.assets, page at 90%", "library.fetchAssets, 100 ids", "library.query, limited app", "peak memory"):
+        assert any(line.strip().startswith(label) for line in run.stdout.splitlines()), f"no {label} line:\n{run.stdout}"

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxProtocol
+import LightboxTransport
+
+/// `lightbox bench scale`: how the library behaves with many assets — import rate, first and deep
+/// pages, fetches, a large limited selection, and each process's peak memory.
+struct BenchScaleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scale",
+        abstract: "Import N distinct images, then time pages, fetches and a large limited selection.",
+        discussion: """
+        Writes --count distinct small PNG files (8 × 8, a second apart in time) in folders of 1,000, \
+        starts its own lightbox-auth and lightbox-picker on temporary ipc endpoints, imports the \
+        folders through owner.import, and prints: import files/s; library.query's first and deepest \
+        page; the owner's first page and a page 90% of the way through; library.fetchAssets of 100 \
+        identifiers; library.query for a limited app whose selection holds --selection assets; and the \
+        peak memory of every process. Each time is the median of --repeats calls.
+        """)
+
+    @Option(help: "Assets in the library (1000000 works; it takes a while).") var count = 10_000
+    @Option(help: "Assets in the limited app's selection (at most --count).") var selection = 100_000
+    @Option(help: "Calls per measurement; the median is printed.") var repeats = 15
+
+    func run() async throws {
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-scale-\(getpid())")
+        let media = work.appendingPathComponent("media")
+        let data = work.appendingPathComponent("data")
+        defer { try? FileManager.default.removeItem(at: work) }
+        let folders = try writeImages(into: media)
+
+        let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
+                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
+        let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
+                                             importFolders: [], logLevel: "warning")
+        defer { processes.stop() }
+        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        let ownerKey = try directory.ownerKeyPair()
+        let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(600)))
+        let settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(600)))
+        let registry = AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
+
+        // Import, folder by folder, through the owner's operation.
+        var identifiers: [String] = []
+        identifiers.reserveCapacity(count)
+        let importBar = ProgressBar("import")
+        let importStart = ContinuousClock.now
+        for folder in folders {
+            let summary = try await owner.importLibrary(at: folder.path)
+            guard summary.failed.isEmpty else { throw ValidationError("import failed: \(summary.failed[0].message)") }
+            identifiers += summary.imported
+            importBar.update(items: identifiers.count, of: count, current: folder.lastPathComponent)
+        }
+        let importSeconds = (ContinuousClock.now - importStart).seconds
+
+        let full = try await app("scale", access: SetAccessRequest(app: "scale", readWrite: .full), directory: directory,
+                                 registry: registry, settings: settings)
+        let selected = Array(identifiers.prefix(min(selection, identifiers.count)))
+        let limited = try await app("scalelimited", access: SetAccessRequest(app: "scalelimited", readWrite: .limited, selection: selected),
+                                    directory: directory, registry: registry, settings: settings)
+
+        note("measuring (\(repeats) calls each)")
+        let firstQuery = try await median { _ = try await full.fetchAssets(AssetQuery(limit: 100)) }
+        let deepQuery = try await median { _ = try await full.fetchAssets(AssetQuery(offset: max(0, count - 100), limit: 100)) }
+        let ownerFirst = try await median { _ = try await owner.assetPage(limit: 100) }
+        // Walk the owner's listing once to find a cursor 90% of the way through.
+        var cursor: String?
+        var walked = 0
+        let walkStart = ContinuousClock.now
+        while walked < count * 9 / 10 {
+            let page = try await owner.assetPage(limit: ListAssetsRequest.maximumLimit, after: cursor)
+            walked += page.assets.count
+            guard let next = page.next else { break }
+            cursor = next
+        }
+        let walkSeconds = (ContinuousClock.now - walkStart).seconds
+        let deepCursor = cursor
+        let ownerDeep = try await median { _ = try await owner.assetPage(limit: 100, after: deepCursor) }
+        var generator = SystemRandomNumberGenerator()
+        let hundred = (0..<100).map { _ in identifiers[Int.random(in: 0..<identifiers.count, using: &generator)] }
+        let fetch = try await median { _ = try await full.fetchAssets(withLocalIdentifiers: hundred) }
+        let limitedQuery = try await median { _ = try await limited.fetchAssets(AssetQuery(limit: 100)) }
+
+        func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value * 1000) }
+        func mib(_ pid: Int32) -> String {
+            String(format: "%.1f MiB", Double(ProcessMemory.peakResidentBytes(of: pid) ?? 0) / 1_048_576)
+        }
+        print("bench scale: \(count) assets, limited selection of \(selected.count); medians of \(repeats) calls")
+        print(String(format: "  import                          %9.0f files/s (%.1f s)", Double(count) / importSeconds, importSeconds))
+        print("  library.query, first page       \(milliseconds(firstQuery))")
+        print("  library.query, deepest page     \(milliseconds(deepQuery))")
+        print("  owner.assets, first page        \(milliseconds(ownerFirst))")
+        print("  owner.assets, page at 90%       \(milliseconds(ownerDeep))")
+        print(String(format: "  owner.assets, walking 90%%       %9.2f s (%d assets in pages of %d)", walkSeconds, walked, ListAssetsRequest.maximumLimit))
+        print("  library.fetchAssets, 100 ids    \(milliseconds(fetch))")
+        print("  library.query, limited app      \(milliseconds(limitedQuery))")
+        print("  peak memory: picker \(mib(processes.picker.processIdentifier)), auth \(mib(processes.auth.processIdentifier)), this client \(mib(getpid()))")
+    }
+
+    /// `count` distinct PNGs in folders of 1,000, each file a second older than the one before.
+    func writeImages(into media: URL) throws -> [URL] {
+        let bar = ProgressBar("writing images")
+        let newest = Date()
+        var folders: [URL] = []
+        for index in 0..<count {
+            if index % 1000 == 0 {
+                let folder = media.appendingPathComponent(String(format: "%04d", index / 1000))
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                folders.append(folder)
+            }
+            let file = folders.last!.appendingPathComponent("img-\(index).png")
+            try TinyPNG.make(number: index).write(to: file)
+            try FileManager.default.setAttributes([.modificationDate: newest.addingTimeInterval(-Double(index))], ofItemAtPath: file.path)
+            if index % 500 == 0 || index == count - 1 { bar.update(items: index + 1, of: count, current: "") }
+        }
+        return folders
+    }
+
+    func app(_ id: String, access: SetAccessRequest, directory: ServiceDirectory, registry: AppRegistryClient,
+             settings: OwnerSettings) async throws -> PhotoLibrary {
+        let key = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL(id))
+        try await registry.register(AppManifest(id: id, name: id, publicKey: key.publicKey, usageReadWrite: "To measure",
+                                                preventAutomaticLimitedAccessAlert: true))
+        try await settings.setAccess(access)
+        return PhotoLibrary(auth: try await directory.connectToAuth(as: key, timeout: .seconds(120)),
+                            picker: try await directory.connectToPicker(as: key, timeout: .seconds(120)))
+    }
+
+    func median(_ call: () async throws -> Void) async throws -> Double {
+        try await call()  // warm up
+        var times: [Double] = []
+        for _ in 0..<repeats {
+            let start = ContinuousClock.now
+            try await call()
+            times.append((ContinuousClock.now - start).seconds)
+        }
+        return BenchOpsCommand.median(times)
+    }
+}

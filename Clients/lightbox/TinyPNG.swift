@@ -1,0 +1,68 @@
+import Foundation
+
+/// Small distinct PNG files for `bench scale`: an 8 × 8 RGB image whose pixels spell out a number,
+/// stored with an uncompressed deflate block (no zlib needed; every decoder reads it).
+enum TinyPNG {
+    static let side = 8
+
+    static func make(number: Int) -> Data {
+        var raw = Data()
+        for row in 0..<side {
+            raw.append(0)  // filter: none
+            for column in 0..<side {
+                let value = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(row * side + column) &* 0xBF58_476D_1CE4_E5B9
+                raw.append(contentsOf: [UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 32),
+                                        UInt8(truncatingIfNeeded: value >> 48)])
+            }
+        }
+        var zlib = Data([0x78, 0x01, 0x01])
+        let length = UInt16(raw.count)
+        zlib.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)])
+        zlib.append(raw)
+        zlib.append(bigEndian: adler32(raw))
+
+        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var header = Data()
+        header.append(bigEndian: UInt32(side))
+        header.append(bigEndian: UInt32(side))
+        header.append(contentsOf: [8, 2, 0, 0, 0])  // 8-bit RGB, deflate, no filter method, no interlace
+        png.appendChunk("IHDR", header)
+        png.appendChunk("IDAT", zlib)
+        png.appendChunk("IEND", Data())
+        return png
+    }
+
+    static func adler32(_ data: Data) -> UInt32 {
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in data {
+            a = (a + UInt32(byte)) % 65521
+            b = (b + a) % 65521
+        }
+        return b << 16 | a
+    }
+
+    static let crcTable: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
+    }
+
+    static func crc32(_ data: Data) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        return crc ^ 0xFFFF_FFFF
+    }
+}
+
+private extension Data {
+    mutating func append(bigEndian value: UInt32) {
+        append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
+    }
+
+    mutating func appendChunk(_ type: String, _ body: Data) {
+        append(bigEndian: UInt32(body.count))
+        let typed = Data(type.utf8) + body
+        append(typed)
+        append(bigEndian: TinyPNG.crc32(typed))
+    }
+}
