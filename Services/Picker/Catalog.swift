@@ -36,24 +36,6 @@ struct Catalog: Sendable {
         try await database.write { db in try record.insert(db, onConflict: .ignore) }
     }
 
-    /// Assets matching a query, newest or oldest first, paged; `within` limits them to a set of
-    /// identifiers (a limited selection). Returns the page and the total count.
-    func assets(matching query: AssetQuery, within identifiers: [String]? = nil) async throws -> (page: [AssetRecord], total: Int) {
-        try await database.read { db in
-            var request = AssetRecord.all()
-            if let identifiers { request = request.filter(keys: identifiers) }
-            if let mediaType = query.mediaType { request = request.filter(Column("mediaType") == mediaType.rawValue) }
-            if let from = query.from { request = request.filter(Column("creationDate") >= from) }
-            if let to = query.to { request = request.filter(Column("creationDate") < to) }
-            let total = try request.fetchCount(db)
-            request = query.sort == .oldestFirst
-                ? request.order(Column("creationDate").asc, Column("identifier"))
-                : request.order(Column("creationDate").desc, Column("identifier"))
-            let page = try request.limit(min(max(query.limit ?? 100, 0), 1000), offset: max(query.offset ?? 0, 0)).fetchAll(db)
-            return (page, total)
-        }
-    }
-
     func albums() async throws -> [Album] {
         try await database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM album ORDER BY createdAt, identifier").map {

@@ -2,27 +2,68 @@ import Foundation
 import GRDB
 import LightboxProtocol
 
-/// The owner's view of the library, a page at a time: newest first, filtered in SQL, continued by a
-/// keyset cursor (not OFFSET), so the first and the thousandth page cost the same.
+/// The library a page at a time, filtered in SQL and continued by a keyset cursor (not OFFSET), so
+/// the first and the thousandth page cost the same.
 extension Catalog {
+    /// The owner's view: newest first, every asset a filter lets through.
     func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
         try await database.read { db in
-            var conditions: [SQLExpression] = []
-            if let filter { conditions.append(filter.sqlCondition) }
-            if let cursor {
-                // Library order is creationDate DESC, identifier ASC (the `asset_library_order` index).
-                conditions.append(SQL(sql: "(creationDate < ? OR (creationDate = ? AND identifier > ?))",
-                                      arguments: [cursor.storedDate, cursor.storedDate, cursor.identifier]).sqlExpression)
-            }
-            var request = AssetRecord.all()
-            if !conditions.isEmpty { request = request.filter(conditions.joined(operator: .and)) }
-            // One row more than asked tells whether another page follows.
-            let rows = try Row.fetchAll(db, request.order(Column("creationDate").desc, Column("identifier").asc).limit(limit + 1))
-            let pageRows = rows.prefix(limit)
-            let assets = try pageRows.map { try AssetRecord(row: $0) }
-            guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }
-            let storedDate: String = last["creationDate"]
-            return (assets, LibraryCursor(storedDate: storedDate, identifier: last["identifier"]))
+            try Self.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
         }
+    }
+
+    /// An app's query: by media type and date range, limited to `identifiers` (a limited selection)
+    /// when given; paged by cursor, or by offset when there is none. Also returns the total count.
+    func assets(matching query: AssetQuery, within identifiers: [String]? = nil) async throws
+        -> (page: [AssetRecord], total: Int, next: LibraryCursor?) {
+        let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
+        return try await database.read { db in
+            var conditions: [SQLExpression] = []
+            if let identifiers { conditions.append(identifiers.contains(Column("identifier"))) }
+            if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
+            if let from = query.from { conditions.append(Column("creationDate") >= from) }
+            if let to = query.to { conditions.append(Column("creationDate") < to) }
+            let total = try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db)
+            let limit = min(max(query.limit ?? 100, 0), 1000)
+            let order: LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
+            let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor,
+                                     offset: cursor == nil ? max(query.offset ?? 0, 0) : 0)
+            return (page.assets, total, page.next)
+        }
+    }
+
+    /// Library order and its keyset condition. Both orders walk the `asset_library_order` index
+    /// (creationDate DESC, identifier ASC), one forwards and one backwards.
+    enum LibraryOrder {
+        case newestFirst, oldestFirst
+
+        var ordering: [SQLOrdering] {
+            switch self {
+            case .newestFirst: [Column("creationDate").desc, Column("identifier").asc]
+            case .oldestFirst: [Column("creationDate").asc, Column("identifier").desc]
+            }
+        }
+
+        func after(_ cursor: LibraryCursor) -> SQLExpression {
+            let sql = switch self {
+            case .newestFirst: "(creationDate < ? OR (creationDate = ? AND identifier > ?))"
+            case .oldestFirst: "(creationDate > ? OR (creationDate = ? AND identifier < ?))"
+            }
+            return SQL(sql: sql, arguments: [cursor.storedDate, cursor.storedDate, cursor.identifier]).sqlExpression
+        }
+    }
+
+    static func page(_ db: Database, conditions: [SQLExpression], order: LibraryOrder, limit: Int, after cursor: LibraryCursor?,
+                     offset: Int = 0) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
+        var conditions = conditions
+        if let cursor { conditions.append(order.after(cursor)) }
+        var request = AssetRecord.all()
+        if !conditions.isEmpty { request = request.filter(conditions.joined(operator: .and)) }
+        // One row more than asked tells whether another page follows.
+        let rows = try Row.fetchAll(db, request.order(order.ordering).limit(limit + 1, offset: offset))
+        let pageRows = rows.prefix(limit)
+        let assets = try pageRows.map { try AssetRecord(row: $0) }
+        guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }
+        return (assets, LibraryCursor(storedDate: last["creationDate"], identifier: last["identifier"]))
     }
 }

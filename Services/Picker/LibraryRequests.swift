@@ -25,8 +25,8 @@ extension PickerService {
         case .none:
             responder.succeed(FetchAssetsResponse(assets: [], total: 0))
         case .selection, .all:
-            let (page, total) = try await catalog.assets(matching: query, within: decision.scope == .all ? nil : decision.selection)
-            responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total))
+            let (page, total, next) = try await catalog.assets(matching: query, within: decision.scope == .all ? nil : decision.selection)
+            responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total, next: next?.encoded))
         }
     }
 

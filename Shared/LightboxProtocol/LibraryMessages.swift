@@ -6,7 +6,9 @@ public struct FetchAssetsRequest: Codable, Sendable {
     public init(localIdentifiers: [String]) { self.localIdentifiers = localIdentifiers }
 }
 
-/// `library.query`: a fetch by media type and date range, sorted and paged.
+/// `library.query`: a fetch by media type and date range, sorted and paged. Page with `after`
+/// (the previous reply's `next`): every page then costs the same however deep it is; `offset`
+/// still works but reads every row it skips.
 public struct AssetQuery: Codable, Sendable, Hashable {
     public enum Sort: String, Codable, Sendable { case newestFirst, oldestFirst }
 
@@ -17,14 +19,18 @@ public struct AssetQuery: Codable, Sendable, Hashable {
     public var sort: Sort?
     public var offset: Int?
     public var limit: Int?
+    /// The `next` cursor of the previous page (same query), instead of `offset`.
+    public var after: String?
 
-    public init(mediaType: MediaType? = nil, from: Date? = nil, to: Date? = nil, sort: Sort? = nil, offset: Int? = nil, limit: Int? = nil) {
+    public init(mediaType: MediaType? = nil, from: Date? = nil, to: Date? = nil, sort: Sort? = nil, offset: Int? = nil, limit: Int? = nil,
+                after: String? = nil) {
         self.mediaType = mediaType
         self.from = from
         self.to = to
         self.sort = sort
         self.offset = offset
         self.limit = limit
+        self.after = after
     }
 }
 
@@ -32,9 +38,12 @@ public struct FetchAssetsResponse: Codable, Sendable {
     public var assets: [AssetSummary]
     /// How many match in all (before paging).
     public var total: Int
-    public init(assets: [AssetSummary], total: Int) {
+    /// `library.query` only: pass as `after` for the following page; nil on the last page.
+    public var next: String?
+    public init(assets: [AssetSummary], total: Int, next: String? = nil) {
         self.assets = assets
         self.total = total
+        self.next = next
     }
 }
 
