@@ -23,7 +23,9 @@ public enum FFmpegProcess {
             self.addressSpace = addressSpace
         }
 
-        /// 1 GiB: a single-threaded 720p H.264 encode of a 4K HEVC movie maps a few hundred MiB.
+        /// 1 GiB: ffmpeg and its libraries map about 300 MiB before they start (Debian 12); scaling 4K
+        /// frames to 720p and encoding them with one thread fits in it (a 1080p encode does not fit
+        /// in 400 MiB).
         public static let defaultAddressSpace = 1 << 30
         /// Transcoding with one thread runs at several times real time for the sizes Lightbox
         /// makes; the budget is generous (a base plus four times the movie's length) and capped,
