@@ -83,6 +83,7 @@ public enum VideoTranscoder {
                 progress(min(max(0, microseconds / 1_000_000), duration), duration)
             }
         }
+        // ffmpeg's last report is the last frame's time, a little short of the duration.
         progress(duration, duration)
         try verify(destination, derivative, against: original, name: name)
     }

@@ -56,7 +56,9 @@ import Testing
         #expect(probe.video?.codec == "h264" && probe.video?.width == 480 && probe.video?.height == 360)
         #expect(probe.audio?.codec == "aac")
         let seen = reports.withLock { $0 }
-        #expect(!seen.isEmpty, "no transcode progress")
+        // ffmpeg's own reports (it starts at 0) and the picker's last one, at 100 %.
+        #expect(seen.count >= 2, "\(seen)")
+        #expect(seen.first.map { $0.completed < $0.total } == true, "\(seen)")
         #expect(seen.last.map { $0.completed == $0.total && $0.total > 1.9 } == true, "\(seen)")
         #expect(seen.map(\.completed) == seen.map(\.completed).sorted())
         let (cached, made) = try derived("video-360p.mp4", harness)
@@ -77,6 +79,13 @@ import Testing
         let mediumProbe = try FFprobe.read(medium)
         // 640×480 is within 720p: kept, never enlarged.
         #expect(mediumProbe.video?.codec == "h264" && mediumProbe.video?.width == 640 && mediumProbe.video?.height == 480)
+
+        // The CLI asks by quality and gets the cached medium file.
+        let cliFile = harness.root.appendingPathComponent("cli-medium.mp4")
+        let cli = try await harness.cli(["video", hevc.identifier, "--app", "player", "--quality", "medium", "--out", cliFile.path])
+        #expect(cli.status == 0, "\(cli.errors)")
+        #expect(cli.output.contains("\tmedium"))
+        #expect(try sha256(cliFile) == sha256(medium))
 
         for mode in [VideoDeliveryMode.highQualityFormat, .automatic] {
             let high = harness.root.appendingPathComponent("high-\(mode).mov")
