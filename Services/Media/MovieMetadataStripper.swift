@@ -44,7 +44,7 @@ public enum MovieMetadataStripper {
             arguments += ["-fflags", "+bitexact"]
         }
         arguments += ["-f", original.type == .quickTimeMovie ? "mov" : "mp4", "-y", destination.path]
-        try await FFmpegProcess.run(arguments, budget: FFmpegProcess.Budget(timeLimit: .seconds(120)))
+        try await FFmpegProcess.run(arguments, budget: .forMovie(lasting: original.duration))
         do throws(MediaError) {
             try verify(destination, against: original, what, name: name)
         } catch {
