@@ -6,20 +6,27 @@ import Media
 /// an HEVC movie, and copies without the location. Made by Services/Media on first request and
 /// cached by content, so the second request for the same asset and quality streams a file.
 extension PickerService {
-    /// The `derivative` of the asset's (local) original, made if it is not cached yet.
+    /// The `derivative` of the asset's (local) original, made if it is not cached yet. While it is
+    /// made (or waits for a transcode slot, or for another request making it), `progress` hears
+    /// how far it has got at least every `TranscodeProgressBoard.heartbeat`.
     func movieDerivative(of asset: AssetRecord, _ derivative: VideoDerivative,
                          progress: @escaping @Sendable (TranscodeProgress) -> Void) async throws -> URL {
         let original = catalog.originalURL(of: asset)
         let logger = self.logger
+        let board = TranscodeProgressBoard.shared
+        let key = "\(asset.contentHash).\(derivative.cacheKind)"
         do {
-            return try await derivatives.file(hash: asset.contentHash, kind: derivative.cacheKind) { destination in
-                let started = ContinuousClock.now
-                try await VideoTranscoder.transcode(original, to: destination, as: derivative) { encoded, duration in
-                    progress(TranscodeProgress(completed: encoded, total: duration))
+            return try await board.reporting(key, waiting: TranscodeProgress(completed: 0, total: asset.duration ?? 0), to: progress) { report in
+                try await derivatives.file(hash: asset.contentHash, kind: derivative.cacheKind) { destination in
+                    defer { board.remove(key) }
+                    let started = ContinuousClock.now
+                    try await VideoTranscoder.transcode(original, to: destination, as: derivative) { encoded, duration in
+                        report(TranscodeProgress(completed: encoded, total: duration))
+                    }
+                    let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? nil
+                    logger.info("transcoded", metadata: ["asset": "\(asset.identifier)", "derivative": "\(derivative.rawValue)",
+                                                         "elapsed": "\(ContinuousClock.now - started)", "bytes": "\(size ?? -1)"])
                 }
-                let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? nil
-                logger.info("transcoded", metadata: ["asset": "\(asset.identifier)", "derivative": "\(derivative.rawValue)",
-                                                     "elapsed": "\(ContinuousClock.now - started)", "bytes": "\(size ?? -1)"])
             }
         } catch let error as MediaError {
             throw Self.movieError(error)
