@@ -100,6 +100,20 @@ import Testing
         _ = try await manager.requestVideo(VideoRequest(asset: located.identifier, deliveryMode: .fastFormat), to: upright)
         let uprightProbe = try FFprobe.read(upright)
         #expect(uprightProbe.video?.codec == "h264" && uprightProbe.video?.width == 120 && uprightProbe.video?.height == 160)
+
+        // Two requests at once for a derivative not made yet both get it whole (the cache shares
+        // one making of it), and the cache holds one file and no partial ones.
+        let clip = try await named("clip.mp4", harness)
+        let copyOne = harness.root.appendingPathComponent("clip-1.mp4")
+        let copyTwo = harness.root.appendingPathComponent("clip-2.mp4")
+        async let one = manager.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .mediumQualityFormat), to: copyOne)
+        async let two = manager.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .mediumQualityFormat), to: copyTwo)
+        #expect(try await [one, two] == [.file(copyOne, deliveredQuality: "medium"), .file(copyTwo, deliveredQuality: "medium")])
+        #expect(try sha256(copyOne) == sha256(copyTwo))
+        let cache = harness.directory.dataDirectory.appendingPathComponent("picker/derived")
+        let files = try FileManager.default.subpathsOfDirectory(atPath: cache.path)
+        #expect(files.filter { $0.hasSuffix("video-720p.mp4") }.count == 2, "hevc.mov's and clip.mp4's: \(files)")
+        #expect(!files.contains { $0.contains("partial") }, "\(files)")
     }
 
     @Test func hevcMoviesHaveACompatibleH264Representation() async throws {
