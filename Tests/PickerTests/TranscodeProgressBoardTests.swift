@@ -12,17 +12,25 @@ import Testing
         let board = TranscodeProgressBoard(heartbeat: .milliseconds(200))
         let sent = Mutex<[TranscodeProgress]>([])
         let waiting = TranscodeProgress(completed: 0, total: 8)
+        let made = TranscodeProgress(completed: 3, total: 8)
+        /// Waits (up to 30 s, however loaded the machine) until `sent` satisfies `condition`.
+        @Sendable func until(_ condition: @escaping @Sendable ([TranscodeProgress]) -> Bool) async throws {
+            for _ in 0..<600 where !sent.withLock({ condition($0) }) {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
         let value = try await board.reporting("k", waiting: waiting, to: { progress in sent.withLock { $0.append(progress) } }) { _ in
-            // Someone else makes the derivative: this request only waits.
-            try await Task.sleep(for: board.heartbeat * 4)
-            board.post(TranscodeProgress(completed: 3, total: 8), for: "k")
-            try await Task.sleep(for: board.heartbeat * 4)
+            // Someone else makes the derivative: this request only waits, and hears a heartbeat...
+            try await until { !$0.isEmpty }
+            // ...then what the maker posted.
+            board.post(made, for: "k")
+            try await until { $0.contains(made) }
             return 42
         }
         #expect(value == 42)
         let atEnd = sent.withLock { $0 }
         #expect(atEnd.first == waiting, "\(atEnd)")
-        #expect(atEnd.contains(TranscodeProgress(completed: 3, total: 8)), "\(atEnd)")
+        #expect(atEnd.last == made, "\(atEnd)")
         try await Task.sleep(for: board.heartbeat * 4)
         #expect(sent.withLock { $0 } == atEnd, "progress after the work was done")
     }
