@@ -58,7 +58,9 @@ import Testing
                 group.addTask {
                     try await slots.run {
                         await counts.enter()
-                        try await Task.sleep(for: .milliseconds(100))
+                        // Hold the slot until two have been in at once (bounded, for a broken limit of 1).
+                        for _ in 0..<600 where await counts.most < 2 { try await Task.sleep(for: .milliseconds(50)) }
+                        try await Task.sleep(for: .milliseconds(20))
                         await counts.leave()
                     }
                 }
