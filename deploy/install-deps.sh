@@ -4,7 +4,7 @@
 #   --bench   also the baselines `lightbox bench media` measures against (exiftool, vipsthumbnail)
 set -euo pipefail
 
-apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev)
+apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg)
 for argument in "$@"; do
   case "$argument" in
     --bench) apt_packages+=(libimage-exiftool-perl libvips-tools) ;;

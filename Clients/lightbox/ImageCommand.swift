@@ -6,7 +6,19 @@ import LightboxProtocol
 extension ImageContentMode: ExpressibleByArgument {}
 extension ImageDeliveryMode: ExpressibleByArgument {}
 extension ImageVersion: ExpressibleByArgument {}
-extension VideoDeliveryMode: ExpressibleByArgument {}
+
+/// `lightbox video --quality`: PHVideoRequestOptionsDeliveryMode by what it gives.
+enum VideoQuality: String, ExpressibleByArgument, CaseIterable {
+    case fast, medium, high
+
+    var deliveryMode: VideoDeliveryMode {
+        switch self {
+        case .fast: .fastFormat
+        case .medium: .mediumQualityFormat
+        case .high: .highQualityFormat
+        }
+    }
+}
 extension MetadataStripping: ExpressibleByArgument {}
 
 struct ImageCommand: AsyncParsableCommand {
@@ -59,17 +71,18 @@ struct VideoCommand: AsyncParsableCommand {
     @OptionGroup var services: ServiceOptions
     @Option(help: "The app.") var app: String
     @Argument(help: "The asset identifier.") var asset: String
-    @Option(help: "automatic, fastFormat, mediumQualityFormat or highQualityFormat.") var delivery: VideoDeliveryMode = .automatic
+    @Option(help: "fast (at most 360p, H.264), medium (at most 720p) or high (the original).") var quality: VideoQuality = .high
     @Flag(help: "Allow downloading the original from the cloud tier.") var network = false
     @Option(help: "The file to write.") var out: String
 
     func run() async throws {
         let manager = ImageManager(picker: try await services.pickerAsApp(app))
         let bar = ProgressBar("loading")
+        let transcodeBar = ProgressBar("transcoding")
         let outcome = try await manager.requestVideo(
-            VideoRequest(asset: asset, deliveryMode: delivery, isNetworkAccessAllowed: network), to: URL(fileURLWithPath: out)) {
-            bar.update(bytes: $0.completed, of: $0.total)
-        }
+            VideoRequest(asset: asset, deliveryMode: quality.deliveryMode, isNetworkAccessAllowed: network), to: URL(fileURLWithPath: out),
+            progress: { bar.update(bytes: $0.completed, of: $0.total) },
+            transcoding: { transcodeBar.update(items: Int($0.completed.rounded()), of: Int($0.total.rounded()), current: "s of the movie") })
         switch outcome {
         case .inCloud: print("in the cloud: no file (allow downloads with --network)")
         case .file(let url, let quality): print("\(url.path)\t\(quality)")

@@ -7,3 +7,13 @@ extension MediaError.Code {
     /// The result could not be written where it was asked for.
     public static let unwritable = MediaError.Code(rawValue: "unwritable")
 }
+
+/// Error codes for the ffmpeg child process (`FFmpegProcess`).
+extension MediaError.Code {
+    /// The tool did not finish within its time budget and was killed.
+    public static let timedOut = MediaError.Code(rawValue: "timedOut")
+    /// A tool Lightbox runs (ffmpeg, prlimit) is not installed.
+    public static let toolMissing = MediaError.Code(rawValue: "toolMissing")
+    /// The tool failed: the movie could not be decoded or encoded, or it ran out of memory.
+    public static let toolFailed = MediaError.Code(rawValue: "toolFailed")
+}

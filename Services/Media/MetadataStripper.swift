@@ -14,9 +14,10 @@ import LightboxProtocol
 ///   the same without its pixels being turned.
 /// - `.none` copies the file as it is.
 ///
-/// HEIC and movies are refused with `unsupportedFormat`: their metadata lives in boxes whose
-/// offsets the image data depends on, and Lightbox does not rewrite them yet. The caller must then
-/// not deliver the file rather than deliver it with metadata.
+/// HEIC is refused with `unsupportedFormat`: its metadata lives in boxes whose offsets the image
+/// data depends on, and Lightbox does not rewrite them yet. The caller must then not deliver the
+/// file rather than deliver it with metadata. Movies are refused here too: `MovieMetadataStripper`
+/// remuxes them (asynchronously, through ffmpeg).
 ///
 /// The copy is read back before it is kept: its type and pixel size must match the original and
 /// the metadata that was to go must be gone, else nothing is written. The destination is written
@@ -46,7 +47,7 @@ public enum MetadataStripper {
         case (_, .heic):
             throw MediaError(.unsupportedFormat, "Lightbox cannot remove metadata from HEIC files such as \(name) yet (ask for the compatible JPEG instead)")
         default:
-            throw MediaError(.unsupportedFormat, "Lightbox cannot remove metadata from movies such as \(name) yet")
+            throw MediaError(.unsupportedFormat, "Remove metadata from movies such as \(name) with MovieMetadataStripper")
         }
         try AtomicFileWriter.write(to: destination) { (temporary) throws(MediaError) in
             do {

@@ -22,7 +22,8 @@ extension PickerService {
     }
 
     /// The file holding `asset` as `representation`, without the metadata `stripping` removes.
-    func deliverableFile(for asset: AssetRecord, as representation: UTType, stripping: MetadataStripping) async throws -> URL {
+    func deliverableFile(for asset: AssetRecord, as representation: UTType, stripping: MetadataStripping,
+                         progress: @escaping @Sendable (TranscodeProgress) -> Void = { _ in }) async throws -> URL {
         var source = catalog.originalURL(of: asset)
         var kind = "original"
         do {
@@ -33,10 +34,14 @@ extension PickerService {
                 }
                 kind = "compatible"
             }
+            if representation == .mpeg4Movie, Representations.hasCompatibleMovie(asset) {
+                source = try await movieDerivative(of: asset, .compatible, progress: progress)
+                kind = "compatible"
+            }
+            if stripping != .none, asset.mediaType == .video {
+                return try await movieWithout(stripping, of: asset, from: source, kind: kind)
+            }
             if stripping != .none {
-                guard asset.mediaType == .image else {
-                    throw LightboxError(.badMedia, "Lightbox cannot remove metadata from movies yet; this pick asked for that, so the movie is not delivered.")
-                }
                 let base = source
                 let fileExtension = representation.preferredFilenameExtension ?? "bin"
                 source = try await derivatives.file(hash: asset.contentHash, kind: "\(kind).no-\(stripping).\(fileExtension)") { destination in

@@ -11,7 +11,7 @@ actor DerivativeCache {
     }
 
     /// The derivative `kind` of the content `hash`, made by `make(destination)` when missing.
-    func file(hash: String, kind: String, make: @escaping @Sendable (URL) throws -> Void) async throws -> URL {
+    func file(hash: String, kind: String, make: @escaping @Sendable (URL) async throws -> Void) async throws -> URL {
         let url = folder.appendingPathComponent("\(hash.prefix(2))/\(hash).\(kind)")
         if FileManager.default.fileExists(atPath: url.path) { return url }
         if let running = inFlight[url.path] { return try await running.value }
@@ -19,7 +19,7 @@ actor DerivativeCache {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             let partial = url.appendingPathExtension("partial-\(UUID().uuidString)")
             do {
-                try make(partial)
+                try await make(partial)
                 guard rename(partial.path, url.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
             } catch {
                 try? FileManager.default.removeItem(at: partial)

@@ -84,10 +84,20 @@ extension PickerService {
             responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
             return
         }
-        // No transcoder is configured: every quality is served by the original.
-        responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original"))
-        try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
-                   app: app, responder: responder)
+        // High quality (and automatic, as PhotoKit gives it for local movies) is the original.
+        let derivative: VideoDerivative? = switch body.deliveryMode ?? .automatic {
+        case .fastFormat: .fast
+        case .mediumQualityFormat: .medium
+        case .automatic, .highQualityFormat: nil
+        }
+        guard let derivative else {
+            responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
+            return try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
+                              app: app, responder: responder)
+        }
+        let file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
+        responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
+        try stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, responder: responder)
     }
 
     func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {

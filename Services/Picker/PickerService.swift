@@ -237,7 +237,7 @@ public final class PickerService: Sendable {
         guard let local = try await localAsset(asset, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
-        let file = try await deliverableFile(for: local, as: representation, stripping: capability.stripping)
+        let file = try await deliverableFile(for: local, as: representation, stripping: capability.stripping) { responder.progress($0) }
         try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, responder: responder)
     }
 

@@ -2,22 +2,29 @@ import LightboxProtocol
 
 /// Which types an item provider registers, following PHPickerConfiguration's
 /// preferredAssetRepresentationMode: `current` gives the original, `compatible` a JPEG in place of
-/// HEIC and WebP stills, `automatic` both (the original first), as PhotoKit does.
+/// HEIC and WebP stills and an H.264 MP4 in place of HEVC movies, `automatic` both (the original
+/// first), as PhotoKit does.
 enum Representations {
     /// Stills in formats older software may not read, which get a JPEG representation.
     static func hasCompatibleJPEG(_ asset: AssetRecord) -> Bool {
         (asset.type == .heic || asset.type == .webP) && !asset.isAnimated
     }
 
+    /// HEVC movies, which get an H.264 MP4 representation. One already in an MP4 container has
+    /// none: both would be public.mpeg-4, and a token cannot tell them apart.
+    static func hasCompatibleMovie(_ asset: AssetRecord) -> Bool {
+        asset.mediaType == .video && asset.type != .mpeg4Movie && asset.imageProperties["{Video}"]?["Codec"] == .string("hevc")
+    }
+
     static func registeredTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
                                 stripping: MetadataStripping) -> [UTType] {
-        let compatible = hasCompatibleJPEG(asset)
+        let compatible: UTType? = hasCompatibleJPEG(asset) ? .jpeg : hasCompatibleMovie(asset) ? .mpeg4Movie : nil
         // HEIC metadata cannot be removed in place: a stripped HEIC is delivered as JPEG.
         if stripping != .none, asset.type == .heic { return [.jpeg] }
         switch mode {
         case .current: return [asset.type]
-        case .compatible: return compatible ? [.jpeg] : [asset.type]
-        case .automatic: return compatible ? [asset.type, .jpeg] : [asset.type]
+        case .compatible: return compatible.map { [$0] } ?? [asset.type]
+        case .automatic: return [asset.type] + (compatible.map { [$0] } ?? [])
         }
     }
 

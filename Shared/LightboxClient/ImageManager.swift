@@ -74,9 +74,11 @@ public struct ImageManager: Sendable {
     }
 
     /// Streams a movie into a file the caller owns; `.inCloud` (and no file) when the original is in
-    /// the cloud and network access was not allowed.
+    /// the cloud and network access was not allowed. `transcoding` reports the making of a fast or
+    /// medium derivative (only the first request for it makes it; later ones stream the cached file).
     public func requestVideo(
-        _ request: VideoRequest, to destination: URL, progress: @escaping @Sendable (LoadProgress) -> Void = { _ in }
+        _ request: VideoRequest, to destination: URL, progress: @escaping @Sendable (LoadProgress) -> Void = { _ in },
+        transcoding: @escaping @Sendable (TranscodeProgress) -> Void = { _ in }
     ) async throws -> VideoRequestOutcome {
         let id = UUID().uuidString
         let writer = try PartialFile(destination)
@@ -86,7 +88,11 @@ public struct ImageManager: Sendable {
         for try await reply in picker.send(.requestVideo, request, timeout: .seconds(30), id: id) {
             switch reply.status {
             case .progress:
-                if let step = try? reply.body(DownloadProgress.self) { progress(LoadProgress(completed: 0, total: step.total)) }
+                if let step = try? reply.body(TranscodeProgress.self), step.event == "transcode" {
+                    transcoding(step)
+                } else if let step = try? reply.body(DownloadProgress.self) {
+                    progress(LoadProgress(completed: 0, total: step.total))
+                }
             case .event:
                 quality = (try? reply.body(VideoResultInfo.self))?.deliveredQuality
             case .chunk:

@@ -106,11 +106,15 @@ public struct VideoRequest: Codable, Sendable {
 /// The first `event` of a video request: which derivative is coming (or that the original is in the cloud).
 public struct VideoResultInfo: Codable, Sendable, Hashable {
     public var isInCloud: Bool
-    /// `original` when no transcoder is configured for the requested quality.
+    /// `fast` (an H.264/AAC MP4 whose shorter side is at most 360 pixels), `medium` (at most 720)
+    /// or `original` (highQualityFormat and automatic).
     public var deliveredQuality: String?
-    public init(isInCloud: Bool, deliveredQuality: String?) {
+    /// The type of the file that follows.
+    public var type: UTType?
+    public init(isInCloud: Bool, deliveredQuality: String?, type: UTType? = nil) {
         self.isInCloud = isInCloud
         self.deliveredQuality = deliveredQuality
+        self.type = type
     }
 }
 

@@ -23,8 +23,8 @@ import Testing
             cursor = page.next
             pages += 1
         } while cursor != nil && pages < 50
-        // Samples/library (7) and Samples/extra (2).
-        #expect(walked.count == 9)
+        // Samples/library (7) and Samples/extra (3).
+        #expect(walked.count == 10)
         #expect(Set(walked.map(\.identifier)).count == walked.count)
         #expect(pages == 5)
         let dates = walked.map(\.creationDate)
@@ -42,7 +42,7 @@ import Testing
         let all = try await owner.assetPage(limit: 500).assets
 
         let videos = try await owner.assetPage(filter: .videos, limit: 500).assets
-        #expect(Set(videos.map(\.fileName)) == ["clip.mp4", "located.mov"])
+        #expect(Set(videos.map(\.fileName)) == ["clip.mp4", "located.mov", "hevc.mov"])
         let animated = try await owner.assetPage(filter: .animatedImages, limit: 500).assets
         #expect(Set(animated.map(\.fileName)) == ["bounce.gif", "spinner.webp"])
         let stills = try await owner.assetPage(filter: .all([.images, .not(.animatedImages)]), limit: 500).assets
@@ -60,8 +60,8 @@ import Testing
         let pick = try await harness.pendingPick(owner)
         let offered = try await owner.assetPage(pick: pick.pick, limit: 1)
         #expect(offered.assets.count == 1 && offered.assets[0].mediaType == .video)
-        let rest = try await owner.assetPage(pick: pick.pick, limit: 1, after: offered.next)
-        #expect(rest.assets.count == 1 && rest.next == nil && rest.assets[0].mediaType == .video)
+        let rest = try await owner.assetPage(pick: pick.pick, limit: 2, after: offered.next)
+        #expect(rest.assets.count == 2 && rest.next == nil && rest.assets.allSatisfy { $0.mediaType == .video })
         try await owner.cancel(pick.pick)
         #expect(try await picked.isEmpty)
 
