@@ -29,7 +29,7 @@ import Testing
 
         for sort in [AssetQuery.Sort.newestFirst, .oldestFirst] {
             let whole = try await library.fetchAssets(AssetQuery(sort: sort, limit: 100))
-            #expect(whole.total == 9 && whole.next == nil)
+            #expect(whole.total == 10 && whole.next == nil)
             let walked = try await walk(library, AssetQuery(sort: sort, limit: 2))
             #expect(walked.pages == 5)
             #expect(walked.assets.map(\.identifier) == whole.assets.map(\.identifier), "\(sort)")
