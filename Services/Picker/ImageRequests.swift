@@ -20,6 +20,7 @@ extension PickerService {
         if let width = body.targetWidth, let height = body.targetHeight, width <= 0 || height <= 0 || width > 20_000 || height > 20_000 {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
+        auditReporter.record(app: app, operation: "image", assetCount: 1, outcome: "requested", asset: asset.identifier)
         await imageRequests.begin(request.id)
         let registry = imageRequests
         let id = request.id
@@ -87,12 +88,13 @@ extension PickerService {
         // No transcoder is configured: every quality is served by the original.
         responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original"))
         try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
-                   app: app, responder: responder)
+                   app: app, operation: "video", responder: responder)
     }
 
     func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let asset = try await visibleAsset(try request.body(AssetRequest.self).asset, app: app, request: request)
+        auditReporter.record(app: app, operation: "properties", assetCount: 1, outcome: "delivered", asset: asset.identifier)
         responder.succeed(ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties))
     }
 
