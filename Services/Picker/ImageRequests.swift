@@ -82,6 +82,7 @@ extension PickerService {
         }
         guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                                progress: { responder.progress($0) }) else {
+            auditReporter.record(app: app, operation: "video", assetCount: 1, outcome: "inCloud", asset: asset.identifier)
             responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
             return
         }
