@@ -1,4 +1,5 @@
 import ArgumentParser
+import LightboxTransport
 
 @main
 struct LightboxCommand: AsyncParsableCommand {
@@ -17,4 +18,19 @@ struct LightboxCommand: AsyncParsableCommand {
             RunCommand.self, AppCommand.self, PickCommand.self, DescribeCommand.self, LoadCommand.self, ImageCommand.self,
             VideoCommand.self, UserCommand.self, LibraryCommand.self, BenchCommand.self,
         ])
+
+    /// Keys and app files the CLI writes into the data folder are private, whatever the umask.
+    static func main() async {
+        PrivateDataFolder.restrictNewFiles()
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

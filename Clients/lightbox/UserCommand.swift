@@ -157,15 +157,63 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     struct Audit: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show recorded decisions, for every app or one.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show the audit trail, newest first: decisions, settings changes and every read apps made.",
+            discussion: """
+            Columns: id, time, app, operation, asset count, outcome, bytes, asset. --operation takes a name or \
+            its prefix (pick finds pick:opened and pick:answered). Times are ISO 8601 (2026-11-23T02:00:00Z) or \
+            a day (2026-11-23). Without --all, shows one page and the --before value for the next.
+            """)
         @OptionGroup var services: ServiceOptions
         @Argument(help: "Only this app.") var app: String?
-        @Option(help: "How many of the newest entries.") var limit = 200
+        @Option(help: "Only this operation or prefix: load, describe, pick, fetch, query, image, video, settings …") var operation: String?
+        @Option(help: "Entries at or after this time.") var since: String?
+        @Option(help: "Entries before this time.") var until: String?
+        @Option(help: "Only this day (UTC), as 2026-11-23.") var day: String?
+        @Option(help: "Entries older than this id (the cursor a page ends with).") var before: Int64?
+        @Option(help: "Entries per page.") var limit = 200
+        @Flag(help: "Follow the pages to the oldest entry.") var all = false
+
+        func validate() throws {
+            guard limit > 0 else { throw ValidationError("--limit must be at least 1") }
+            if day != nil, since != nil || until != nil { throw ValidationError("--day cannot be combined with --since or --until") }
+            for (name, value) in [("--since", since), ("--until", until)] {
+                if let value, Self.date(value) == nil { throw ValidationError("\(name) takes a time such as 2026-11-23T02:00:00Z or a day such as 2026-11-23") }
+            }
+            if let day, Self.day(day) == nil { throw ValidationError("--day takes a day such as 2026-11-23") }
+        }
 
         func run() async throws {
-            for entry in try await services.settingsAsOwner().audit(app: app, limit: limit) {
-                print("\(entry.at.formatted(.iso8601))\t\(entry.app)\t\(entry.operation)\t\(entry.assetCount)\t\(entry.outcome)")
+            let settings = try await services.settingsAsOwner()
+            var request = AuditRequest(app: app, operation: operation, since: since.flatMap(Self.date), until: until.flatMap(Self.date),
+                                       before: before, limit: limit)
+            if let day, let start = Self.day(day) {
+                request.since = start
+                request.until = start.addingTimeInterval(86_400)
             }
+            while true {
+                let page = try await settings.audit(request)
+                for entry in page.entries {
+                    let columns = ["\(entry.id ?? 0)", entry.at.formatted(.iso8601), entry.app, entry.operation, "\(entry.assetCount)",
+                                   entry.outcome, entry.bytes.map { "\($0)" } ?? "", entry.asset ?? ""]
+                    print(columns.joined(separator: "\t"))
+                }
+                guard let next = page.next else { return }
+                guard all else {
+                    print("more: --before \(next)")
+                    return
+                }
+                request.before = next
+            }
+        }
+
+        static func date(_ text: String) -> Date? {
+            if let date = try? Date(text, strategy: .iso8601) { return date }
+            return day(text)
+        }
+
+        static func day(_ text: String) -> Date? {
+            try? Date(text + "T00:00:00Z", strategy: .iso8601)
         }
     }
 

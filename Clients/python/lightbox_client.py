@@ -71,6 +71,7 @@ __all__ = [
     "AppAccess",
     "AccessUpdate",
     "AuditEntry",
+    "AuditPage",
     "Album",
     "ACCESS_LEVELS",
     "AUTHORIZATION_STATUSES",
@@ -539,11 +540,26 @@ def set_access_body(
     return body
 
 
-def audit_body(app: Optional[str] = None, limit: int = 200) -> Dict[str, Any]:
-    """The body of ``owner.audit``: the newest ``limit`` entries, of one app or all."""
+def audit_body(app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
+               since: Optional[DateLike] = None, until: Optional[DateLike] = None,
+               before: Optional[int] = None) -> Dict[str, Any]:
+    """The body of ``owner.audit``: one page of at most ``limit`` entries, newest first.
+
+    ``operation`` is a name or its prefix before ``:`` (``pick`` finds ``pick:opened`` and
+    ``pick:answered``); ``since`` is inclusive, ``until`` exclusive; ``before`` is the ``next``
+    cursor of the previous page.
+    """
     body: Dict[str, Any] = {"limit": int(limit)}
     if app is not None:
         body["app"] = app
+    if operation is not None:
+        body["operation"] = operation
+    if since is not None:
+        body["since"] = format_date(since)
+    if until is not None:
+        body["until"] = format_date(until)
+    if before is not None:
+        body["before"] = int(before)
     return body
 
 
@@ -795,19 +811,38 @@ class AccessUpdate:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """One recorded decision (``owner.audit``): ``operation`` such as ``request:readWrite`` or
-    ``read``, ``outcome`` such as ``authorized`` or ``allowed:selection``."""
+    """One line of the audit trail (``owner.audit``): a decision (``operation`` such as
+    ``request:readWrite`` or ``read``, ``outcome`` such as ``authorized`` or ``allowed:selection``),
+    a settings change, or a read an app made (``pick:opened``, ``pick:answered``, ``describe``,
+    ``load``, ``fetch``, ``query``, ``image``, ``video``, ``properties``, ``create``); ``bytes`` is
+    what a load or video delivered, ``asset`` the asset read."""
 
     app: str
     operation: str
     asset_count: int
     outcome: str
     at: Optional[_dt.datetime]
+    id: Optional[int] = None
+    bytes: Optional[int] = None
+    asset: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: Dict[str, Any]) -> "AuditEntry":
         return cls(app=body["app"], operation=body["operation"], asset_count=int(body.get("assetCount", 0)),
-                   outcome=body["outcome"], at=parse_date(body.get("at")))
+                   outcome=body["outcome"], at=parse_date(body.get("at")), id=body.get("id"), bytes=body.get("bytes"),
+                   asset=body.get("asset"))
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    """One page of ``owner.audit``: entries newest first, and the cursor of the next (older) page."""
+
+    entries: List[AuditEntry]
+    next: Optional[int]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "AuditPage":
+        return cls([AuditEntry.from_json(entry) for entry in body.get("entries") or []], body.get("next"))
 
 
 @dataclass(frozen=True)
@@ -1520,7 +1555,14 @@ class OwnerSettings:
         return AccessUpdate.from_json(self.connection.request(
             "owner.access.set", set_access_body(app, read_write, add_only, selection, reset)))
 
-    def audit(self, app: Optional[str] = None, limit: int = 200) -> List[AuditEntry]:
-        """The newest ``limit`` recorded decisions, of ``app`` or of every app, oldest first."""
-        body = self.connection.request("owner.audit", audit_body(app, limit))
-        return [AuditEntry.from_json(entry) for entry in body.get("entries") or []]
+    def audit(self, app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
+              since: Optional[DateLike] = None, until: Optional[DateLike] = None) -> List[AuditEntry]:
+        """The newest ``limit`` entries of the audit trail, newest first; filters as :func:`audit_body`."""
+        return self.audit_page(app, limit, operation, since, until).entries
+
+    def audit_page(self, app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
+                   since: Optional[DateLike] = None, until: Optional[DateLike] = None,
+                   before: Optional[int] = None) -> AuditPage:
+        """One page of the audit trail; pass its ``next`` as ``before`` for the next (older) page."""
+        return AuditPage.from_json(self.connection.request(
+            "owner.audit", audit_body(app, limit, operation, since, until, before)))

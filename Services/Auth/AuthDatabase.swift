@@ -55,6 +55,16 @@ enum AuthDatabase {
                 t.column("at", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v3 audit of reads, paged and filtered") { db in
+            try db.alter(table: "audit") { t in
+                t.add(column: "bytes", .integer)
+                t.add(column: "asset", .text)
+            }
+            // Pages go newest first by id, within an app, an operation or a time range.
+            try db.create(index: "audit_app_id", on: "audit", columns: ["app", "id"])
+            try db.create(index: "audit_operation_id", on: "audit", columns: ["operation", "id"])
+            try db.create(index: "audit_at", on: "audit", columns: ["at"])
+        }
         return migrator
     }
 }

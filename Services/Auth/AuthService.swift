@@ -19,6 +19,9 @@ public final class AuthService: Sendable {
         }
     }
 
+    /// The most entries one `auth.audit.record` may carry; the picker sends far fewer.
+    static let maximumAuditBatch = 10_000
+
     public let registry: AppRegistry
     let store: AuthorizationStore
     let audit: AuditLog
@@ -130,8 +133,7 @@ public final class AuthService: Sendable {
                 responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
             case .audit:
                 try request.requireOwner()
-                let body = try request.body(AuditRequest.self)
-                responder.succeed(AuditResponse(entries: try await audit.entries(app: body.app, limit: min(max(body.limit ?? 200, 1), 10_000))))
+                responder.succeed(try await audit.entries(try request.body(AuditRequest.self)))
 
             // Services
             case .identify:
@@ -152,7 +154,17 @@ public final class AuthService: Sendable {
                 if access.readWrite == .limited {
                     await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
                 }
-                await audit.record(app: body.app, operation: "create", assetCount: 1, outcome: "created")
+                await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
+                                               asset: body.asset)])
+                responder.succeed(Empty())
+            case .recordAudit:
+                try request.requireService()
+                let entries = try request.body(AuditRecordRequest.self).entries
+                await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
+                    var entry = entry
+                    entry.id = nil
+                    return entry
+                })
                 responder.succeed(Empty())
             default:
                 throw LightboxError(.unknownOp, "lightbox-auth has no operation \"\(request.op)\".")

@@ -34,6 +34,8 @@ struct AuthServerCommand: AsyncParsableCommand {
     func run() async throws {
         ServiceLogging.bootstrap(level: Logger.Level(name: logLevel) ?? .info)
         let logger = Logger(label: "lightbox.auth")
+        let tightened = try PrivateDataFolder.secure(URL(fileURLWithPath: data))
+        if tightened > 0 { logger.notice("made the data folder private", metadata: ["modesChanged": "\(tightened)"]) }
         let shutdown = ShutdownSignal.onTerminationSignals()
         var configuration = AuthService.Configuration(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint)
         configuration.promptTimeout = .seconds(promptTimeout)

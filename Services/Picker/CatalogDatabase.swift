@@ -3,7 +3,8 @@ import GRDB
 import LightboxProtocol
 import LightboxStorage
 
-/// The picker's SQLite database (WAL): the asset catalog, the provider tokens and their audit trail.
+/// The picker's SQLite database (WAL): the asset catalog and the provider tokens. (Token use goes to
+/// lightbox-auth's audit trail now; the old `tokenUse` table stays, unwritten.)
 enum CatalogDatabase {
     static func open(at url: URL) throws -> DatabasePool {
         try SQLiteDatabase.openPool(at: url, migrator: migrator)

@@ -20,6 +20,7 @@ extension PickerService {
         if let width = body.targetWidth, let height = body.targetHeight, width <= 0 || height <= 0 || width > 20_000 || height > 20_000 {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
+        auditReporter.record(app: app, operation: "image", assetCount: 1, outcome: "requested", asset: asset.identifier)
         await imageRequests.begin(request.id)
         let registry = imageRequests
         let id = request.id
@@ -81,6 +82,7 @@ extension PickerService {
         }
         guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                                progress: { responder.progress($0) }) else {
+            auditReporter.record(app: app, operation: "video", assetCount: 1, outcome: "inCloud", asset: asset.identifier)
             responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
             return
         }
@@ -93,16 +95,18 @@ extension PickerService {
         guard let derivative else {
             responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
             return try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
-                              app: app, responder: responder)
+                              app: app, operation: "video", responder: responder)
         }
         let file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
         responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
-        try stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, responder: responder)
+        try stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "video",
+                   responder: responder)
     }
 
     func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let asset = try await visibleAsset(try request.body(AssetRequest.self).asset, app: app, request: request)
+        auditReporter.record(app: app, operation: "properties", assetCount: 1, outcome: "delivered", asset: asset.identifier)
         responder.succeed(ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties))
     }
 

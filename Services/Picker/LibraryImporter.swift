@@ -73,6 +73,8 @@ struct LibraryImporter: Sendable {
             let partial = destination.appendingPathExtension("partial")
             try? FileManager.default.removeItem(at: partial)
             try FileManager.default.copyItem(at: file, to: partial)
+            // A copy keeps the source's mode; the library's copy is the owner's alone.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
             try FileManager.default.moveItem(at: partial, to: destination)
         }
         // Without a capture date in the file, the original's modification time stands in.

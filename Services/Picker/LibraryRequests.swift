@@ -14,6 +14,7 @@ extension PickerService {
         let found = try await catalog.assets(visible)
         // In the order asked, as PHFetchResult keeps it; unknown or unseen identifiers are simply absent.
         let assets = visible.compactMap { found[$0]?.summary }
+        auditReporter.record(app: app, operation: "fetch", assetCount: assets.count, outcome: decision.allowed ? "delivered" : "refused")
         responder.succeed(FetchAssetsResponse(assets: assets, total: assets.count))
     }
 
@@ -23,9 +24,11 @@ extension PickerService {
         let decision = try await decide(.read, for: app, on: request)
         switch decision.scope {
         case .none:
+            auditReporter.record(app: app, operation: "query", outcome: "refused")
             responder.succeed(FetchAssetsResponse(assets: [], total: 0))
         case .selection, .all:
             let (page, total, next) = try await catalog.assets(matching: query, within: decision.scope == .all ? nil : decision.selection)
+            auditReporter.record(app: app, operation: "query", assetCount: page.count, outcome: "delivered")
             responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total, next: next?.encoded))
         }
     }

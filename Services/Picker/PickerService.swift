@@ -38,6 +38,8 @@ public final class PickerService: Sendable {
     let derivatives: DerivativeCache
     let cloud: CloudTier
     let imageRequests = ImageRequestRegistry()
+    /// Every read served, on its way to lightbox-auth's audit trail.
+    let auditReporter: AuditReporter
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
     private let authLink = Mutex<DealerConnection?>(nil)
     let keys: KeyDirectory
@@ -52,7 +54,9 @@ public final class PickerService: Sendable {
         catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"),
                           cloud: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"),
                           derived: pickerFolder.appendingPathComponent("derived"))
-        tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime)
+        let auditReporter = AuditReporter()
+        self.auditReporter = auditReporter
+        tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
         derivatives = DerivativeCache(folder: catalog.derived)
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
     }
@@ -75,7 +79,11 @@ public final class PickerService: Sendable {
         authConfiguration.defaultTimeout = .seconds(5)
         let auth = try DealerConnection(authConfiguration, logger: logger)
         authLink.withLock { $0 = auth }
-        defer { auth.close() }
+        auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
+        defer {
+            auditReporter.flush()
+            auth.close()
+        }
 
         for folder in configuration.importOnStart {
             let summary = try await importer.importFolder(folder) { _ in }
@@ -108,6 +116,7 @@ public final class PickerService: Sendable {
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.responder.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."))
+            auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
         }
         server.stop()
         await server.waitUntilStopped()
@@ -173,6 +182,7 @@ public final class PickerService: Sendable {
                 let pick = try request.body(CancelPickRequest.self).pick
                 guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
                 session.responder.succeed(PickResponse(pick: pick, results: []))
+                auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
                 responder.succeed(Empty())
             case .revoke:
                 try request.requireOwner()
@@ -205,12 +215,15 @@ public final class PickerService: Sendable {
         }
         let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration, responder: responder)
         responder.event(PickStarted(pick: session.id))
+        auditReporter.record(app: app, operation: "pick:opened", assetCount: configuration.selectionLimit, outcome: "waiting")
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
         let sessions = self.sessions
         let timeout = self.configuration.pickTimeout
+        let auditReporter = self.auditReporter
         Task {
             try? await Task.sleep(for: timeout)
             if let expired = await sessions.take(session.id) {
+                auditReporter.record(app: expired.app, operation: "pick:answered", outcome: "timeout")
                 expired.responder.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."))
             }
         }
@@ -221,6 +234,7 @@ public final class PickerService: Sendable {
         let token = try request.body(TokenRequest.self).token
         let (capability, asset) = try await redeemed(token, by: app, for: request.op)
         let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
+        auditReporter.record(app: app, operation: "describe", assetCount: 1, outcome: "ok", asset: asset.identifier)
         responder.succeed(ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
                                               fileSize: asset.fileSize, properties: asset.basicProperties, imageProperties: properties))
     }
@@ -238,11 +252,13 @@ public final class PickerService: Sendable {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
         let file = try await deliverableFile(for: local, as: representation, stripping: capability.stripping) { responder.progress($0) }
-        try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, responder: responder)
+        try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
+                   responder: responder)
     }
 
     /// Streams a file under the client's credit; the transport closes it when done.
-    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, responder: Responder) throws {
+    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, operation: String,
+                responder: Responder) throws {
         let source: FileChunkSource
         do {
             source = try FileChunkSource(url: file)
@@ -253,8 +269,10 @@ public final class PickerService: Sendable {
         let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
         let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
         let logger = self.logger
+        let auditReporter = self.auditReporter
         responder.stream(source, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName) { outcome in
             logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
+            auditReporter.record(app: app, operation: operation, assetCount: 1, outcome: outcome, asset: asset.identifier)
         }
     }
 
@@ -305,6 +323,7 @@ public final class PickerService: Sendable {
             results.append(PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider))
         }
         claimed.responder.succeed(PickResponse(pick: claimed.id, results: results))
+        auditReporter.record(app: claimed.app, operation: "pick:answered", assetCount: results.count, outcome: "delivered")
         logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
         responder.succeed(ChooseResponse(delivered: results.count))
     }

@@ -4,10 +4,11 @@ import LightboxProtocol
 import LightboxTransport
 
 /// Item-provider tokens: 256 random bits handed to the app once, stored only as their SHA-256,
-/// bound to the app that picked, expiring, revocable, and every use recorded.
+/// bound to the app that picked, expiring, revocable; every refusal goes to the owner's audit trail.
 struct ProviderTokenStore: Sendable {
     let database: DatabasePool
     let lifetime: Duration
+    var audit: AuditReporter?
 
     struct Grant: Sendable {
         var token: String
@@ -54,8 +55,11 @@ struct ProviderTokenStore: Sendable {
             // A token of another app reads exactly like a made-up one: nothing about it is revealed.
             outcome = .failure(LightboxError(.tokenUnknown, "This item provider token is not known to the picker for this app."))
         }
-        let use = TokenUse(tokenHash: hash, app: app, operation: operation.rawValue, outcome: Self.describe(outcome, record: record, app: app), at: now)
-        try await database.write { db in try use.insert(db) }
+        if case .failure = outcome {
+            // Successful uses are recorded by the read itself, with what it delivered.
+            audit?.record(app: app, operation: Self.auditName(of: operation), outcome: "refused:" + Self.describe(outcome, record: record, app: app),
+                          asset: record?.asset)
+        }
         return try outcome.get()
     }
 
@@ -71,6 +75,11 @@ struct ProviderTokenStore: Sendable {
             try TokenRecord.filter(Column("app") == app).filter(Column("revokedAt") == nil)
                 .updateAll(db, Column("revokedAt").set(to: now))
         }
+    }
+
+    /// `provider.describe` → `describe`, as the audit trail names reads.
+    static func auditName(of operation: OperationName) -> String {
+        String(operation.rawValue.split(separator: ".").last ?? Substring(operation.rawValue))
     }
 
     static func hash(_ token: String) -> String {
@@ -105,22 +114,4 @@ struct TokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     /// JSON array of the registered type identifiers.
     var types: String
     var strip: String
-}
-
-struct TokenUse: Codable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "tokenUse"
-    var id: Int64?
-    var tokenHash: String
-    var app: String
-    var operation: String
-    var outcome: String
-    var at: Date
-
-    init(tokenHash: String, app: String, operation: String, outcome: String, at: Date) {
-        self.tokenHash = tokenHash
-        self.app = app
-        self.operation = operation
-        self.outcome = outcome
-        self.at = at
-    }
 }

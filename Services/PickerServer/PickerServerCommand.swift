@@ -51,6 +51,9 @@ struct PickerServerCommand: AsyncParsableCommand {
     func run() async throws {
         ServiceLogging.bootstrap(level: Logger.Level(name: logLevel) ?? .info)
         let logger = Logger(label: "lightbox.picker")
+        var tightened = try PrivateDataFolder.secure(URL(fileURLWithPath: data))
+        if let cloudFolder { tightened += try PrivateDataFolder.secure(URL(fileURLWithPath: cloudFolder)) }
+        if tightened > 0 { logger.notice("made the data folder private", metadata: ["modesChanged": "\(tightened)"]) }
         let shutdown = ShutdownSignal.onTerminationSignals()
         var configuration = PickerService.Configuration(
             dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint, authEndpoint: authEndpoint)

@@ -241,20 +241,38 @@ public struct AccessDetail: Codable, Sendable {
     }
 }
 
-/// One recorded decision.
+/// One line of the audit trail: a decision, a settings change, or a read an app made.
 public struct AuditEntry: Codable, Sendable, Hashable {
+    /// Increases with every entry; the `before` cursor of `owner.audit` pages by it.
+    public var id: Int64?
     public var app: String
+    /// `read`, `settings`, `request:readWrite`, `pick:opened`, `load`, `fetch` … (see docs/PROTOCOL.md).
     public var operation: String
     public var assetCount: Int
     public var outcome: String
     public var at: Date
-    public init(app: String, operation: String, assetCount: Int, outcome: String, at: Date) {
+    /// Bytes delivered (load, video, image), when the read delivered any.
+    public var bytes: Int64?
+    /// The asset read, when one was.
+    public var asset: String?
+    public init(id: Int64? = nil, app: String, operation: String, assetCount: Int, outcome: String, at: Date, bytes: Int64? = nil,
+                asset: String? = nil) {
+        self.id = id
         self.app = app
         self.operation = operation
         self.assetCount = assetCount
         self.outcome = outcome
         self.at = at
+        self.bytes = bytes
+        self.asset = asset
     }
+}
+
+/// `auth.audit.record` (services only, fire-and-forget): reads the picker served, for the owner's
+/// audit trail. `app` is the CURVE identity the picker saw, never a field an app sent.
+public struct AuditRecordRequest: Codable, Sendable {
+    public var entries: [AuditEntry]
+    public init(entries: [AuditEntry]) { self.entries = entries }
 }
 
 public struct AuditResponse: Codable, Sendable {

@@ -70,4 +70,6 @@ public struct OperationName: WireName {
     public static let identify = OperationName(rawValue: "auth.identify")
     public static let decide = OperationName(rawValue: "auth.decide")
     public static let assetCreated = OperationName(rawValue: "auth.assetCreated")
+    /// A batch of reads for the audit trail; no reply.
+    public static let recordAudit = OperationName(rawValue: "auth.audit.record")
 }

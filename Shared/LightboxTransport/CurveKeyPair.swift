@@ -63,7 +63,8 @@ public struct CurveKeyPair: Codable, Sendable, Hashable {
     /// beside it. Two processes racing here end up with the same key: the loser reads the winner's.
     public static func loadOrCreate(at url: URL) throws -> CurveKeyPair {
         if FileManager.default.fileExists(atPath: url.path) { return try load(from: url) }
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
         let keyPair = try generate()
         let temporary = url.appendingPathExtension("tmp-\(getpid())")
         let data = try JSONEncoder().encode(keyPair)
@@ -91,5 +92,7 @@ public struct CurveKeyPair: Codable, Sendable, Hashable {
 
     public static func writePublicKey(_ key: String, to url: URL) throws {
         try Data((key + "\n").utf8).write(to: url, options: .atomic)
+        // Private like everything in the data folder, whatever the caller's umask.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
     }
 }

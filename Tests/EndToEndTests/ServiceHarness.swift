@@ -24,6 +24,8 @@ final class ServiceHarness: @unchecked Sendable {
     private(set) var auth: Process!
     private(set) var picker: Process!
     let pickerArguments: [String]
+    /// When set, the services and the CLI start under this umask (e.g. "022"), as a shell would start them.
+    var umask: String?
     let authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
@@ -41,9 +43,12 @@ final class ServiceHarness: @unchecked Sendable {
 
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
-                      pickerOptions: [String] = []) async throws -> ServiceHarness {
+                      pickerOptions: [String] = [], umask: String? = nil,
+                      beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
                                          pickerOptions: pickerOptions)
+        harness.umask = umask
+        try beforeStart(harness)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
             "--endpoint", harness.directory.pickerEndpoint, "--auth-endpoint", harness.directory.authEndpoint,
@@ -70,8 +75,8 @@ final class ServiceHarness: @unchecked Sendable {
 
     func launch(_ name: String, _ arguments: [String]) throws -> Process {
         let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent(name)
-        process.arguments = ["--data", directory.dataDirectory.path, "--log-level", "warning"] + arguments
+        setExecutable(of: process, Self.binaries.appendingPathComponent(name),
+                      ["--data", directory.dataDirectory.path, "--log-level", "warning"] + arguments)
         let log = root.appendingPathComponent("\(name).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
@@ -163,12 +168,12 @@ final class ServiceHarness: @unchecked Sendable {
     /// task (a scripted owner, say) the command is waiting for.
     func cli(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
-        process.executableURL = Self.binaries.appendingPathComponent("lightbox")
         let common = ["--data", directory.dataDirectory.path, "--auth-endpoint", directory.authEndpoint,
                       "--picker-endpoint", directory.pickerEndpoint]
         // Options go after the subcommand path (e.g. `user auto`).
         let split = arguments.firstIndex { $0.hasPrefix("-") } ?? arguments.count
-        process.arguments = Array(arguments[..<split]) + common + Array(arguments[split...])
+        setExecutable(of: process, Self.binaries.appendingPathComponent("lightbox"),
+                      Array(arguments[..<split]) + common + Array(arguments[split...]))
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -189,6 +194,17 @@ final class ServiceHarness: @unchecked Sendable {
                 continuation.resume(returning: (process.terminationStatus, String(decoding: outputData, as: UTF8.self),
                                                 String(decoding: errorData.withLock { $0 }, as: UTF8.self)))
             }
+        }
+    }
+
+    /// Runs `executable` directly, or through `/bin/sh` under `umask` when one is set.
+    func setExecutable(of process: Process, _ executable: URL, _ arguments: [String]) {
+        if let umask {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "umask \(umask); exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
         }
     }
 

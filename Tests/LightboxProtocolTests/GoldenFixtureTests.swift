@@ -28,6 +28,7 @@ import Testing
         try assertRoundTrip("auth-request.json", as: RequestEnvelope<AuthorizationRequest>.self)
         try assertRoundTrip("set-access-request.json", as: RequestEnvelope<SetAccessRequest>.self)
         try assertRoundTrip("fetch-assets-request.json", as: RequestEnvelope<FetchAssetsRequest>.self)
+        try assertRoundTrip("audit-request.json", as: RequestEnvelope<AuditRequest>.self)
     }
 
     @Test func repliesRoundTrip() throws {
@@ -40,11 +41,12 @@ import Testing
         try assertRoundTrip("prompt-shown-event.json", as: ReplyEnvelope<PromptShown>.self)
         try assertRoundTrip("status-reply.json", as: ReplyEnvelope<StatusResponse>.self)
         try assertRoundTrip("change-event.json", as: ReplyEnvelope<AuthorizationChange>.self)
+        try assertRoundTrip("audit-reply.json", as: ReplyEnvelope<AuditResponse>.self)
     }
 
     @Test func everyFixtureIsChecked() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
-        #expect(names.count == 17)
+        #expect(names.count == 19)
     }
 
     @Test func pickRequestCarriesTheConfiguration() throws {
@@ -54,6 +56,14 @@ import Testing
         #expect(request.body.configuration.filter == .any([.images, .not(.videos)]))
         #expect(request.body.configuration.selection == .ordered)
         #expect(request.body.configuration.photoLibrary)
+    }
+
+    @Test func auditReplyIsNewestFirstWithACursor() throws {
+        let reply = try WireCoding.decode(ReplyEnvelope<AuditResponse>.self, from: fixture("audit-reply.json"))
+        #expect(reply.body.entries.map(\.id) == [119, 117])
+        #expect(reply.body.entries[0].bytes == 32768)
+        #expect(reply.body.entries[1].bytes == nil && reply.body.entries[1].asset == nil)
+        #expect(reply.body.next == 117)
     }
 
     @Test func errorReplyCarriesCodeAndSentence() throws {

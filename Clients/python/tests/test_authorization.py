@@ -110,9 +110,21 @@ def test_request_access_script_full_then_stored(services, owner_settings, prompt
     operations = [(entry.operation, entry.outcome) for entry in owner_settings.audit(app=app)]
     assert ("prompt:readWrite", "authorized") in operations
     assert ("request:readWrite", "stored:authorized") in operations
-    assert operations[-1] == ("request:readWrite", "stored:authorized"), "the newest entry comes last"
+    assert operations[0] == ("request:readWrite", "stored:authorized"), "the newest entry comes first"
     assert len(owner_settings.audit(app=app, limit=2)) == 2
-    assert owner_settings.audit(app=app, limit=2) == owner_settings.audit(app=app)[-2:]
+    assert owner_settings.audit(app=app, limit=2) == owner_settings.audit(app=app)[:2]
+    # Paged: the pages together are the whole trail, newest first.
+    whole = owner_settings.audit(app=app)
+    paged, before = [], None
+    while True:
+        page = owner_settings.audit_page(app=app, limit=1, before=before)
+        paged += page.entries
+        if page.next is None:
+            break
+        before = page.next
+    assert paged == whole and [entry.id for entry in whole] == sorted((entry.id for entry in whole), reverse=True)
+    requests = owner_settings.audit(app=app, operation="request")
+    assert requests and all(entry.operation == "request:readWrite" for entry in requests)
 
 
 def test_missing_usage_description_prompts_nobody(services, owner_settings, library_for):

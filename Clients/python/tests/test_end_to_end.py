@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 import zmq
@@ -38,7 +39,9 @@ def test_ping_and_whoami(app_connection, owner_connection):
     assert owner_connection.request("service.whoami") == {"service": "picker", "principal": "owner"}
 
 
-def test_owner_chooses_and_app_loads(services, app_connection, owner_thread, tmp_path):
+def test_owner_chooses_and_app_loads(services, app_connection, owner_thread, owner_settings, tmp_path):
+    newest = owner_settings.audit(limit=1)
+    audited_before = newest[0].id if newest else 0
     owner = owner_thread(files=["harbour.jpg"])
     started = []
     results = lb.PhotoPicker(app_connection).pick(filter="images", photo_library=True, on_started=started.append,
@@ -88,6 +91,20 @@ def test_owner_chooses_and_app_loads(services, app_connection, owner_thread, tmp
     calls, progress = recording()
     assert hashlib.sha256(provider.load_data(progress=progress, chunk_size=4096)).hexdigest() == expected
     assert_progress(calls, size)
+
+    # The owner's audit trail has the pick, the describe and each load with the bytes it delivered.
+    def audited(operation, count):
+        for _ in range(50):
+            entries = [entry for entry in owner_settings.audit(app=APP, operation=operation) if entry.id > audited_before]
+            if len(entries) >= count:
+                return entries
+            time.sleep(0.1)
+        return entries
+
+    loads = audited("load", 3)
+    assert [(entry.outcome, entry.bytes, entry.asset) for entry in loads] == [("completed", size, result.asset_identifier)] * 3
+    assert [entry.outcome for entry in audited("pick", 2)] == ["delivered", "waiting"]
+    assert [entry.outcome for entry in audited("describe", 1)] == ["ok"]
 
 
 def test_load_errors_and_revoke(services, app_connection, owner_connection, owner_thread, tmp_path):

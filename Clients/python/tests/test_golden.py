@@ -48,11 +48,13 @@ REQUEST_BUILDERS = {
         "demo", read_write="limited", selection=["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
     "fetch-assets-request.json": lambda: lb.build_request("library.fetchAssets", lb.fetch_assets_body(
         ["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
+    "audit-request.json": lambda: lb.build_request("owner.audit", lb.audit_body(
+        "demo", 50, operation="load", since=dt.date(2026, 1, 1), until="2026-01-02T00:00:00Z", before=120)),
 }
 
 REPLY_FIXTURES = {
     "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
-    "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json",
+    "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json", "audit-reply.json",
 }
 
 
@@ -244,6 +246,7 @@ def test_authorization_builders_check_their_choices():
     assert lb.set_access_body("demo", reset=True) == {"app": "demo", "reset": True}
     assert lb.set_access_body("demo", add_only="allow") == {"app": "demo", "addOnly": "allow"}
     assert lb.audit_body() == {"limit": 200} and lb.audit_body("demo", 5) == {"app": "demo", "limit": 5}
+    assert lb.audit_body(operation="pick", before=7) == {"limit": 200, "operation": "pick", "before": 7}
     assert lb.prompts_request_body(-5) == {"waitMs": 0}
     assert lb.create_asset_body() == {} and lb.create_asset_body("x.jpg") == {"fileName": "x.jpg"}
     for build in (lambda: lb.authorization_request_body("write"), lambda: lb.status_request_body("limited"),
@@ -283,5 +286,10 @@ def test_owner_side_parsers():
     entry = lb.AuditEntry.from_json({"app": "demo", "operation": "read", "assetCount": 2, "outcome": "allowed:selection",
                                      "at": "2026-01-01T12:00:00Z"})
     assert (entry.operation, entry.asset_count, entry.outcome) == ("read", 2, "allowed:selection")
+    assert (entry.id, entry.bytes, entry.asset) == (None, None, None)
+    page = lb.AuditPage.from_json(load("audit-reply.json")["body"])
+    assert [entry.id for entry in page.entries] == [119, 117] and page.next == 117
+    assert (page.entries[0].operation, page.entries[0].bytes, page.entries[0].asset) == (
+        "load", 32768, "8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001")
     album = lb.Album.from_json({"identifier": "A/L0/040", "title": "Trips", "createdAt": "2026-01-01T12:00:00Z"})
     assert album.title == "Trips" and album.created_at.year == 2026

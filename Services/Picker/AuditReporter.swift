@@ -1,0 +1,93 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Synchronization
+
+/// Sends every read the picker serves to lightbox-auth's audit trail (`auth.audit.record`), in
+/// batches, fire-and-forget: recording never waits on auth or on a disk. The app is always the
+/// CURVE identity the picker saw for the request.
+final class AuditReporter: Sendable {
+    typealias Send = @Sendable ([AuditEntry]) -> Void
+
+    /// A batch leaves when it holds this many entries, or this long after its first entry.
+    static let batchSize = 64
+    static let batchDelay: Duration = .milliseconds(20)
+    /// Kept while auth is not yet connected; older entries are dropped beyond it.
+    static let maximumBacklog = 10_000
+
+    private struct State {
+        var send: Send?
+        var buffer: [AuditEntry] = []
+        var flushScheduled = false
+        var dropped = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(send: Send? = nil) {
+        state = Mutex(State(send: send))
+    }
+
+    /// Where batches go from now on (the DEALER to lightbox-auth); sends whatever waited for it.
+    func attach(_ send: @escaping Send) {
+        state.withLock { $0.send = send }
+        flush()
+    }
+
+    func record(app: String, operation: String, assetCount: Int = 0, outcome: String, bytes: Int64? = nil, asset: String? = nil) {
+        let entry = AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: Date(), bytes: bytes,
+                               asset: asset)
+        let (flushNow, schedule) = state.withLock { state -> (Bool, Bool) in
+            state.buffer.append(entry)
+            if state.buffer.count > Self.maximumBacklog {
+                state.dropped += state.buffer.count - Self.maximumBacklog
+                state.buffer.removeFirst(state.buffer.count - Self.maximumBacklog)
+            }
+            if state.buffer.count >= Self.batchSize { return (true, false) }
+            guard !state.flushScheduled else { return (false, false) }
+            state.flushScheduled = true
+            return (false, true)
+        }
+        if flushNow {
+            flush()
+        } else if schedule {
+            Task { [self] in
+                try? await Task.sleep(for: Self.batchDelay)
+                flush()
+            }
+        }
+    }
+
+    /// Sends what is buffered now (also at shutdown).
+    func flush() {
+        let batch: ([AuditEntry], Send)? = state.withLock { state in
+            state.flushScheduled = false
+            guard let send = state.send, !state.buffer.isEmpty else { return nil }
+            defer { state.buffer.removeAll(keepingCapacity: true) }
+            return (state.buffer, send)
+        }
+        guard let (entries, send) = batch else { return }
+        for start in stride(from: 0, to: entries.count, by: Self.batchSize) {
+            send(Array(entries[start..<min(start + Self.batchSize, entries.count)]))
+        }
+    }
+
+    /// Entries dropped because auth was never reached while they waited.
+    var dropped: Int { state.withLock { $0.dropped } }
+}
+
+extension AuditReporter {
+    /// A stream's end (load, video): `completed` with the bytes delivered, or why it stopped.
+    func record(app: String, operation: String, assetCount: Int, outcome: StreamOutcome, asset: String) {
+        switch outcome {
+        case .completed(let bytes):
+            record(app: app, operation: operation, assetCount: assetCount, outcome: "completed", bytes: bytes, asset: asset)
+        case .cancelled:
+            record(app: app, operation: operation, assetCount: assetCount, outcome: "cancelled", asset: asset)
+        case .abandoned:
+            record(app: app, operation: operation, assetCount: assetCount, outcome: "abandoned", asset: asset)
+        case .failed:
+            record(app: app, operation: operation, assetCount: assetCount, outcome: "failed", asset: asset)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+import Testing
+@testable import Auth
+
+@Suite struct AuditLogTests {
+    func makeLog() throws -> (AuditLog, DatabasePool, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)")
+        let database = try AuthDatabase.open(at: folder.appendingPathComponent("auth.sqlite"))
+        return (AuditLog(database: database), database, folder)
+    }
+
+    func entry(_ app: String, _ operation: String, at: Date, bytes: Int64? = nil) -> AuditEntry {
+        AuditEntry(app: app, operation: operation, assetCount: 1, outcome: "ok", at: at, bytes: bytes, asset: bytes == nil ? nil : "A/L0/001")
+    }
+
+    @Test func operationMatchesTheNameOrItsPrefixOnly() async throws {
+        let (log, _, folder) = try makeLog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let now = Date()
+        await log.record(["pick:opened", "pick:answered", "pick", "picker", "pickle:x", "load"].map { entry("demo", $0, at: now) })
+        let picks = try await log.entries(AuditRequest(operation: "pick")).entries.map(\.operation)
+        #expect(picks == ["pick", "pick:answered", "pick:opened"])
+        #expect(try await log.entries(AuditRequest(operation: "pick:opened")).entries.map(\.operation) == ["pick:opened"])
+        #expect(try await log.entries(AuditRequest(operation: "pic")).entries.isEmpty)
+    }
+
+    @Test func timeWindowsAppsAndPagesNewestFirst() async throws {
+        let (log, _, folder) = try makeLog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        await log.record((0..<10).map { entry($0.isMultiple(of: 2) ? "even" : "odd", "load", at: start.addingTimeInterval(Double($0) * 60), bytes: Int64($0)) })
+
+        let all = try await log.entries(AuditRequest())
+        #expect(all.entries.compactMap(\.bytes) == Array((0..<10).reversed()))
+        #expect(all.next == nil)
+        #expect(try await log.entries(AuditRequest(app: "even")).entries.compactMap(\.bytes) == [8, 6, 4, 2, 0])
+        // since is inclusive, until exclusive.
+        let window = try await log.entries(AuditRequest(since: start.addingTimeInterval(120), until: start.addingTimeInterval(300)))
+        #expect(window.entries.compactMap(\.bytes) == [4, 3, 2])
+
+        var pages: [[Int64]] = []
+        var request = AuditRequest(app: "odd", limit: 2)
+        while true {
+            let page = try await log.entries(request)
+            pages.append(page.entries.compactMap(\.bytes))
+            guard let next = page.next else { break }
+            request.before = next
+        }
+        #expect(pages == [[9, 7], [5, 3], [1]])
+        // A limit out of range is brought into it.
+        #expect(try await log.entries(AuditRequest(limit: 0)).entries.count == 1)
+        #expect(try await log.entries(AuditRequest(limit: 1_000_000)).entries.count == 10)
+    }
+
+    @Test func auditLinesDoNotLeaveTheConnectionLessDurable() async throws {
+        let (log, database, folder) = try makeLog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        await log.record([entry("demo", "load", at: Date())])
+        // synchronous=FULL again for the grants written next (2 = FULL).
+        #expect(try await database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+
+        // For the record: lines written one by one, as decisions write them.
+        let clock = ContinuousClock()
+        let count = 200
+        let elapsed = await clock.measure {
+            for index in 0..<count { await log.record(app: "demo", operation: "read", assetCount: index, outcome: "allowed:all") }
+        }
+        print("audit: \(count) single-line writes took \(elapsed) (\(elapsed / count) each)")
+        #expect(try await log.entries(AuditRequest(app: "demo", operation: "read", limit: 10_000)).entries.count == count)
+    }
+}
