@@ -6,4 +6,6 @@ extension MediaError.Code {
     public static let invalidArgument = MediaError.Code(rawValue: "invalidArgument")
     /// The result could not be written where it was asked for.
     public static let unwritable = MediaError.Code(rawValue: "unwritable")
+    /// Rendering took longer than its time limit and was stopped.
+    public static let timedOut = MediaError.Code(rawValue: "timedOut")
 }
