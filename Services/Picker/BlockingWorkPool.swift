@@ -7,14 +7,16 @@ import LightboxProtocol
 ///
 /// A small pool of our own rather than swift-nio's NIOThreadPool: it needs only a queue and a few
 /// threads, and the picker would otherwise build and link all of swift-nio for those 80 lines.
-/// Jobs wait in order; when `maximumWaiting` are already waiting, a new one is refused with `busy`
-/// instead of queueing without bound.
+/// Jobs wait in order; when every thread is busy and `maximumWaiting` jobs are already waiting,
+/// a new one is refused with `busy` instead of queueing without bound.
 final class BlockingWorkPool: @unchecked Sendable {
     let threadCount: Int
     let maximumWaiting: Int
-    // `condition` guards `waiting` and `isStopped`.
+    // `condition` guards `waiting`, `active` and `isStopped`.
     private let condition = NSCondition()
     private var waiting: [@Sendable () -> Void] = []
+    /// Jobs running now.
+    private var active = 0
     private var isStopped = false
 
     /// `threadCount` threads (at least 1) named `name-1`…; `maximumWaiting` jobs may queue behind them.
@@ -22,8 +24,12 @@ final class BlockingWorkPool: @unchecked Sendable {
         self.threadCount = max(1, threadCount)
         self.maximumWaiting = max(0, maximumWaiting)
         for index in 1...self.threadCount {
-            let thread = Thread { [self] in work() }
-            thread.name = "\(name)-\(index)"
+            let threadName = "\(name)-\(index)"
+            let thread = Thread { [self] in
+                // Named from inside: Linux threads otherwise keep the name of the thread that made them.
+                Thread.current.name = threadName
+                work()
+            }
             thread.start()
         }
     }
@@ -40,7 +46,7 @@ final class BlockingWorkPool: @unchecked Sendable {
                 continuation.resume(throwing: LightboxError(.cancelled, "lightbox-picker is shutting down."))
                 return
             }
-            guard waiting.count < maximumWaiting else {
+            guard active + waiting.count < threadCount + maximumWaiting else {
                 continuation.resume(throwing: LightboxError(.busy, "lightbox-picker is rendering as much as it can; try again in a moment."))
                 return
             }
@@ -66,8 +72,12 @@ final class BlockingWorkPool: @unchecked Sendable {
                 return
             }
             let job = waiting.removeFirst()
+            active += 1
             condition.unlock()
             job()
+            condition.lock()
+            active -= 1
+            condition.unlock()
         }
     }
 }
