@@ -51,6 +51,7 @@ public enum ImageRenderer {
     static func makeThumbnail(
         of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int, timeLimit: Duration
     ) throws(MediaError) -> RenderedThumbnail {
+        let start = ContinuousClock.now
         guard (1...maximumTargetSide).contains(targetWidth), (1...maximumTargetSide).contains(targetHeight) else {
             throw MediaError(.invalidArgument, "A thumbnail must be 1 to \(maximumTargetSide) pixels on each side, not \(targetWidth) × \(targetHeight)")
         }
@@ -67,7 +68,7 @@ public enum ImageRenderer {
             throw decodeError(url)
         }
         let image = VipsImageReference(output)
-        let limit = lightbox_vips_set_time_limit(image.pointer, timeLimit.microseconds)
+        let limit = lightbox_vips_set_time_limit(image.pointer, (timeLimit - (ContinuousClock.now - start)).microseconds)
         let hasAlpha = metadata.hasAlpha == true && image.hasAlpha
         let data = try encode(image, of: url, limit: limit, timeLimit: timeLimit) { (pointer, buffer, length) in
             hasAlpha ? lightbox_vips_pngsave_buffer(pointer, buffer, length)
@@ -77,6 +78,7 @@ public enum ImageRenderer {
     }
 
     static func makeCompatibleJPEG(of url: URL, to destination: URL, quality: Int, timeLimit: Duration) throws(MediaError) {
+        let start = ContinuousClock.now
         try checkQuality(quality)
         let metadata = try decodableImage(url)
         // Turning the pixels needs random access; an upright image streams through top to bottom.
@@ -93,7 +95,8 @@ public enum ImageRenderer {
             guard lightbox_vips_flatten(image.pointer, &flattened, image.white) == 0, let flattened else { throw decodeError(url) }
             image = VipsImageReference(flattened)
         }
-        let limit = lightbox_vips_set_time_limit(image.pointer, timeLimit.microseconds)
+        let limit = lightbox_vips_set_time_limit(image.pointer, (timeLimit - (ContinuousClock.now - start)).microseconds)
+        if let limit, lightbox_vips_time_limit_passed(limit) != 0 { throw timedOut(url, timeLimit) }
         try AtomicFileWriter.write(to: destination) { (temporary) throws(MediaError) in
             guard lightbox_vips_jpegsave(image.pointer, temporary.path, Int32(quality)) == 0 else {
                 if let limit, lightbox_vips_time_limit_expired(limit) != 0 { throw timedOut(url, timeLimit) }
@@ -129,6 +132,7 @@ public enum ImageRenderer {
     ) throws(MediaError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
+        if let limit, lightbox_vips_time_limit_passed(limit) != 0 { throw timedOut(url, timeLimit) }
         guard save(image.pointer, &buffer, &length) == 0, let buffer else {
             if let limit, lightbox_vips_time_limit_expired(limit) != 0 { throw timedOut(url, timeLimit) }
             throw MediaError(.malformed, "Cannot render \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")

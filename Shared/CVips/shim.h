@@ -78,6 +78,14 @@ static inline LightboxVipsTimeLimit *lightbox_vips_set_time_limit(VipsImage *ima
     return limit;
 }
 
+/// Whether the deadline of `limit` has passed already (checked before an evaluation starts: libvips
+/// signals progress only now and then, so a small image can finish before its first signal).
+static inline int lightbox_vips_time_limit_passed(LightboxVipsTimeLimit *limit) {
+    if (g_get_monotonic_time() < limit->deadline) return 0;
+    g_atomic_int_set(&limit->expired, 1);
+    return 1;
+}
+
 /// Whether the evaluation watched by `limit` ran past its deadline and was killed.
 static inline int lightbox_vips_time_limit_expired(LightboxVipsTimeLimit *limit) {
     return g_atomic_int_get(&limit->expired);
