@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
+import unicodedata
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,11 +38,36 @@ def parse_arguments(argv):
     return parser.parse_args(argv)
 
 
+MAXIMUM_NAME_BYTES = 255
+MAXIMUM_EXTENSION_BYTES = 16
+
+
+def safe_file_name(name, fallback="item"):
+    """``name`` reduced to a safe base name, as the picker reduces the names it stores: only what
+    follows the last ``/`` or ``\\``; no control, format or line-separator characters; no leading
+    dots or surrounding spaces; at most 255 UTF-8 bytes, cut before the extension. A name from
+    the service decides where this script writes, so it is never trusted as it comes."""
+    base = re.split(r"[/\\]", name or "")[-1]
+    base = "".join(c for c in base if unicodedata.category(c) not in ("Cc", "Cf", "Zl", "Zp", "Cs", "Co", "Cn"))
+    base = base.strip(" ").lstrip(". ")
+    if not base:
+        return fallback
+    if len(base.encode("utf-8")) <= MAXIMUM_NAME_BYTES:
+        return base
+    stem, extension = os.path.splitext(base)
+    if len(extension.encode("utf-8")) > MAXIMUM_EXTENSION_BYTES + 1:
+        stem, extension = base, ""
+    budget = MAXIMUM_NAME_BYTES - len(extension.encode("utf-8"))
+    return stem.encode("utf-8")[:budget].decode("utf-8", errors="ignore") + extension
+
+
 def unique_path(folder, name, taken):
-    """``folder/name``, with ``-2``, ``-3``, … before the extension if this run already wrote it."""
+    """``folder/name`` for a safe ``name``, with ``-2``, ``-3``, … before the extension if this run
+    already wrote it or a file of that name is already there (nothing is overwritten)."""
+    name = safe_file_name(name)
     stem, extension = os.path.splitext(name)
     candidate, counter = name, 1
-    while candidate in taken:
+    while candidate in taken or os.path.lexists(os.path.join(folder, candidate)):
         counter += 1
         candidate = f"{stem}-{counter}{extension}"
     taken.add(candidate)

@@ -18,6 +18,8 @@ public enum ImageRenderer {
     public static let maximumPixelCount = 200_000_000
     /// The largest thumbnail side accepted.
     public static let maximumTargetSide = 16_384
+    /// How long one rendering may compute before libvips is told to stop (the `timeLimit` default).
+    public static let defaultTimeLimit: Duration = .seconds(20)
 
     /// A thumbnail that fits (`.fit`) or fills (`.fill`) `targetWidth` × `targetHeight`, turned
     /// upright by its EXIF orientation. JPEG bytes at `quality` (1–100), or PNG when the source
@@ -25,48 +27,58 @@ public enum ImageRenderer {
     ///
     /// libvips shrinks on load where the format allows (JPEG decodes at 1/2, 1/4 or 1/8 scale, HEIC
     /// uses its embedded thumbnail when that is large enough), so a thumbnail of a large photo never
-    /// holds the full image in memory.
+    /// holds the full image in memory. The image is never enlarged (see `ThumbnailSize.bounded`),
+    /// and computing it stops with `MediaError.Code.timedOut` after `timeLimit`.
     public static func thumbnail(
-        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int = 85
+        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int = 85,
+        timeLimit: Duration = defaultTimeLimit
     ) throws -> RenderedThumbnail {
-        try makeThumbnail(of: url, targetWidth: targetWidth, targetHeight: targetHeight, contentMode: contentMode, quality: quality)
+        try makeThumbnail(of: url, targetWidth: targetWidth, targetHeight: targetHeight, contentMode: contentMode, quality: quality,
+                          timeLimit: timeLimit)
     }
 
     /// The whole image as a JPEG at `quality`, written to `destination` (through a temporary file
     /// beside it, renamed into place): turned upright with its orientation tag reset to 1, EXIF
     /// (location included), XMP and ICC profile kept, transparency flattened onto white. This is the
     /// "compatible" representation of a HEIC or WebP still; an animation gives its first frame.
-    public static func compatibleJPEG(of url: URL, to destination: URL, quality: Int = 90) throws {
-        try makeCompatibleJPEG(of: url, to: destination, quality: quality)
+    /// Stops with `MediaError.Code.timedOut` after `timeLimit`.
+    public static func compatibleJPEG(of url: URL, to destination: URL, quality: Int = 90, timeLimit: Duration = defaultTimeLimit) throws {
+        try makeCompatibleJPEG(of: url, to: destination, quality: quality, timeLimit: timeLimit)
     }
 
     // MARK: - Typed implementations
 
     static func makeThumbnail(
-        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int
+        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int, timeLimit: Duration
     ) throws(MediaError) -> RenderedThumbnail {
+        let start = ContinuousClock.now
         guard (1...maximumTargetSide).contains(targetWidth), (1...maximumTargetSide).contains(targetHeight) else {
             throw MediaError(.invalidArgument, "A thumbnail must be 1 to \(maximumTargetSide) pixels on each side, not \(targetWidth) × \(targetHeight)")
         }
         try checkQuality(quality)
         let metadata = try decodableImage(url)
+        let upright = ThumbnailSize.upright(width: metadata.pixelWidth ?? 0, height: metadata.pixelHeight ?? 0, orientation: metadata.orientation)
+        let box = ThumbnailSize.bounded(width: targetWidth, height: targetHeight, contentMode: contentMode,
+                                        imageWidth: upright.width, imageHeight: upright.height)
         var output: UnsafeMutablePointer<VipsImage>?
         let crop = contentMode == .fill ? Int32(1) : 0
         let size = contentMode == .fill ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-        guard lightbox_vips_thumbnail(url.path, &output, Int32(targetWidth), Int32(targetHeight), crop, size) == 0,
+        guard lightbox_vips_thumbnail(url.path, &output, Int32(box.width), Int32(box.height), crop, size) == 0,
               let output else {
             throw decodeError(url)
         }
         let image = VipsImageReference(output)
+        let limit = lightbox_vips_set_time_limit(image.pointer, (timeLimit - (ContinuousClock.now - start)).microseconds)
         let hasAlpha = metadata.hasAlpha == true && image.hasAlpha
-        let data = try encode(image, of: url) { (pointer, buffer, length) in
+        let data = try encode(image, of: url, limit: limit, timeLimit: timeLimit) { (pointer, buffer, length) in
             hasAlpha ? lightbox_vips_pngsave_buffer(pointer, buffer, length)
                 : lightbox_vips_jpegsave_buffer(pointer, buffer, length, Int32(quality), 1)
         }
         return RenderedThumbnail(data: data, type: hasAlpha ? .png : .jpeg, pixelWidth: image.width, pixelHeight: image.height)
     }
 
-    static func makeCompatibleJPEG(of url: URL, to destination: URL, quality: Int) throws(MediaError) {
+    static func makeCompatibleJPEG(of url: URL, to destination: URL, quality: Int, timeLimit: Duration) throws(MediaError) {
+        let start = ContinuousClock.now
         try checkQuality(quality)
         let metadata = try decodableImage(url)
         // Turning the pixels needs random access; an upright image streams through top to bottom.
@@ -83,8 +95,11 @@ public enum ImageRenderer {
             guard lightbox_vips_flatten(image.pointer, &flattened, image.white) == 0, let flattened else { throw decodeError(url) }
             image = VipsImageReference(flattened)
         }
+        let limit = lightbox_vips_set_time_limit(image.pointer, (timeLimit - (ContinuousClock.now - start)).microseconds)
+        if let limit, lightbox_vips_time_limit_passed(limit) != 0 { throw timedOut(url, timeLimit) }
         try AtomicFileWriter.write(to: destination) { (temporary) throws(MediaError) in
             guard lightbox_vips_jpegsave(image.pointer, temporary.path, Int32(quality)) == 0 else {
+                if let limit, lightbox_vips_time_limit_expired(limit) != 0 { throw timedOut(url, timeLimit) }
                 throw MediaError(.malformed, "Cannot make a JPEG of \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")
             }
         }
@@ -112,16 +127,22 @@ public enum ImageRenderer {
 
     /// Runs a libvips saver that fills a g_malloc'd buffer, and copies the buffer out.
     static func encode(
-        _ image: VipsImageReference, of url: URL,
+        _ image: VipsImageReference, of url: URL, limit: UnsafeMutablePointer<LightboxVipsTimeLimit>?, timeLimit: Duration,
         _ save: (UnsafeMutablePointer<VipsImage>, UnsafeMutablePointer<UnsafeMutableRawPointer?>, UnsafeMutablePointer<Int>) -> Int32
     ) throws(MediaError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0
+        if let limit, lightbox_vips_time_limit_passed(limit) != 0 { throw timedOut(url, timeLimit) }
         guard save(image.pointer, &buffer, &length) == 0, let buffer else {
+            if let limit, lightbox_vips_time_limit_expired(limit) != 0 { throw timedOut(url, timeLimit) }
             throw MediaError(.malformed, "Cannot render \(url.lastPathComponent): \(VipsRuntime.error(for: url, or: "libvips failed"))")
         }
         defer { g_free(buffer) }
         return Data(bytes: buffer, count: length)
+    }
+
+    static func timedOut(_ url: URL, _ timeLimit: Duration) -> MediaError {
+        MediaError(.timedOut, "Rendering \(url.lastPathComponent) took longer than \(timeLimit) and was stopped")
     }
 
     static func decodeError(_ url: URL) -> MediaError {

@@ -6,12 +6,12 @@ extension MediaError.Code {
     public static let invalidArgument = MediaError.Code(rawValue: "invalidArgument")
     /// The result could not be written where it was asked for.
     public static let unwritable = MediaError.Code(rawValue: "unwritable")
+    /// Rendering (or an ffmpeg child process) took longer than its time limit and was stopped.
+    public static let timedOut = MediaError.Code(rawValue: "timedOut")
 }
 
 /// Error codes for the ffmpeg child process (`FFmpegProcess`).
 extension MediaError.Code {
-    /// The tool did not finish within its time budget and was killed.
-    public static let timedOut = MediaError.Code(rawValue: "timedOut")
     /// A tool Lightbox runs (ffmpeg, prlimit) is not installed.
     public static let toolMissing = MediaError.Code(rawValue: "toolMissing")
     /// The tool failed: the movie could not be decoded or encoded, or it ran out of memory.

@@ -36,7 +36,7 @@ public enum PosterFrame {
             throw ImageRenderer.decodeError(url)
         }
         let image = VipsImageReference(memory)
-        let data = try ImageRenderer.encode(image, of: url) { pointer, buffer, length in
+        let data = try ImageRenderer.encode(image, of: url, limit: nil, timeLimit: .seconds(60)) { pointer, buffer, length in
             lightbox_vips_jpegsave_buffer(pointer, buffer, length, Int32(quality), 1)
         }
         return RenderedThumbnail(data: data, type: .jpeg, pixelWidth: Int(width), pixelHeight: Int(height))

@@ -3,7 +3,8 @@ import Foundation
 
 /// libvips, started once per process and set up for untrusted input: only the five loaders
 /// Lightbox imports are allowed to run (no SVG, PDF, Matlab or other loaders a crafted file could
-/// reach), the operation cache is off, and its warnings are not printed.
+/// reach), the operation cache is off, each operation computes on one thread, and its warnings
+/// are not printed.
 ///
 /// The cache is off because a cached load is keyed by file name: a file replaced under the same
 /// name would give the old pixels. Thumbnails are derived once and stored, so the cache would buy
@@ -24,6 +25,9 @@ enum VipsRuntime {
         vips_cache_set_max(0)
         vips_cache_set_max_mem(0)
         vips_cache_set_max_files(0)
+        // One thread per rendering: the caller decides how many renderings run at once (the
+        // picker's render pool), so libvips must not add a thread per core to each of them.
+        vips_concurrency_set(1)
         vips_block_untrusted_set(1)
         vips_operation_block_set("VipsForeignLoad", 1)
         for loader in allowedLoaders { vips_operation_block_set(loader, 0) }

@@ -39,7 +39,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var isAnimated: Bool { subtypeSet.contains(.animated) }
 
     var summary: AssetSummary {
-        AssetSummary(identifier: identifier, fileName: fileName, type: type, mediaType: mediaType,
+        AssetSummary(identifier: identifier, fileName: SafeFileName.make(fileName), type: type, mediaType: mediaType,
                      subtypes: subtypeSet.sorted { $0.rawValue < $1.rawValue }, pixelWidth: pixelWidth,
                      pixelHeight: pixelHeight, duration: duration, fileSize: fileSize, creationDate: creationDate,
                      isInCloud: isInCloud)
@@ -56,18 +56,25 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         first.creationDate != second.creationDate ? first.creationDate > second.creationDate : first.identifier < second.identifier
     }
 
-    /// The name an app would save it under, without extension (NSItemProvider.suggestedName).
+    /// The name an app would save it under, without extension (NSItemProvider.suggestedName);
+    /// made safe again on the way out, whatever older versions stored.
     var suggestedName: String {
-        (fileName as NSString).deletingPathExtension
+        let name = (SafeFileName.make(fileName) as NSString).deletingPathExtension
+        return name.isEmpty ? "asset" : name
     }
 }
 
-/// PhotoKit-style local identifiers, `<UUID>/L0/001`, derived from the content so that they stay
-/// the same across restarts and re-imports.
+/// PhotoKit-style local identifiers, `<UUID>/L0/001`. The owner's imports derive them from the
+/// content, so they stay the same across restarts and re-imports; an app's creation gets a random
+/// one, so it never names (or collides with) an asset the app could not see.
 enum AssetIdentifier {
     static func make(contentHash: String) -> String {
         let hex = Array(contentHash.uppercased().prefix(32))
         let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(hex[$0]) }
         return groups.joined(separator: "-") + "/L0/001"
+    }
+
+    static func makeUnique() -> String {
+        UUID().uuidString + "/L0/001"
     }
 }

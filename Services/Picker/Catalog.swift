@@ -28,10 +28,6 @@ struct Catalog: Sendable {
         try await database.read { db in try AssetRecord.fetchOne(db, key: identifier) }
     }
 
-    func asset(withContentHash hash: String) async throws -> AssetRecord? {
-        try await database.read { db in try AssetRecord.filter(Column("contentHash") == hash).fetchOne(db) }
-    }
-
     func insert(_ record: AssetRecord) async throws {
         try await database.write { db in try record.insert(db, onConflict: .ignore) }
     }

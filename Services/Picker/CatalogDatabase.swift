@@ -64,7 +64,37 @@ enum CatalogDatabase {
                 t.add(column: "strip", .text).notNull().defaults(to: MetadataStripping.none.rawValue)
             }
         }
-        migrator.registerMigration("v4 library order index for the owner's pages") { db in
+        migrator.registerMigration("v4 assets apps create are their own") { db in
+            // An app's creation is a new asset even when its bytes match one already in the
+            // library (anything else tells the app the photo exists and hands it the owner's
+            // asset), so a content hash may now belong to several assets. SQLite cannot drop a
+            // UNIQUE constraint: the table is rebuilt (foreign keys are checked after the migration).
+            try db.create(table: "asset_v4") { t in
+                t.primaryKey("identifier", .text)
+                t.column("contentHash", .text).notNull().indexed()
+                t.column("fileName", .text).notNull()
+                t.column("storedPath", .text).notNull()
+                t.column("type", .text).notNull()
+                t.column("mediaType", .text).notNull()
+                t.column("subtypes", .text).notNull().defaults(to: "")
+                t.column("pixelWidth", .integer)
+                t.column("pixelHeight", .integer)
+                t.column("frameCount", .integer)
+                t.column("duration", .double)
+                t.column("fileSize", .integer).notNull()
+                t.column("creationDate", .datetime).notNull()
+                t.column("importedAt", .datetime).notNull()
+                t.column("isInCloud", .boolean).notNull().defaults(to: false)
+                t.column("properties", .text).notNull().defaults(to: "{}")
+            }
+            let columns = "identifier, contentHash, fileName, storedPath, type, mediaType, subtypes, pixelWidth, pixelHeight, "
+                + "frameCount, duration, fileSize, creationDate, importedAt, isInCloud, properties"
+            try db.execute(sql: "INSERT INTO asset_v4 (\(columns)) SELECT \(columns) FROM asset")
+            try db.drop(table: "asset")
+            try db.rename(table: "asset_v4", to: "asset")
+            try db.create(index: "asset_on_creationDate", on: "asset", columns: ["creationDate"])
+        }
+        migrator.registerMigration("v5 library order index for keyset pages") { db in
             // Matches `ORDER BY creationDate DESC, identifier ASC`, so keyset pages read only their rows.
             try db.execute(sql: "CREATE INDEX asset_library_order ON asset (creationDate DESC, identifier ASC)")
             try db.execute(sql: "CREATE INDEX asset_media_order ON asset (mediaType, creationDate DESC, identifier ASC)")

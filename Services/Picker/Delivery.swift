@@ -21,36 +21,39 @@ extension PickerService {
         return local
     }
 
-    /// The file holding `asset` as `representation`, without the metadata `stripping` removes.
-    func deliverableFile(for asset: AssetRecord, as representation: UTType, stripping: MetadataStripping,
-                         progress: @escaping @Sendable (TranscodeProgress) -> Void = { _ in }) async throws -> URL {
-        var source = catalog.originalURL(of: asset)
-        var kind = "original"
-        do {
-            if representation == .jpeg, asset.type != .jpeg {
-                let original = source
-                source = try await derivatives.file(hash: asset.contentHash, kind: "compatible.jpg") { destination in
-                    try ImageRenderer.compatibleJPEG(of: original, to: destination)
-                }
-                kind = "compatible"
+    /// Runs `use` with the file holding `asset` as `representation`, without the metadata
+    /// `stripping` removes. Derived files stay in the cache while `use` runs.
+    /// Transcoding a movie reports `progress`.
+    func withDeliverableFile<Result: Sendable>(
+        for asset: AssetRecord, as representation: UTType, stripping: MetadataStripping,
+        progress: @escaping @Sendable (TranscodeProgress) -> Void = { _ in },
+        _ use: @escaping @Sendable (URL) async throws -> Result
+    ) async throws -> Result {
+        let original = catalog.originalURL(of: asset)
+        let timeLimit = configuration.renderTimeLimit
+        let derivatives = self.derivatives
+        let hash = asset.contentHash
+        // The last step: without the metadata the pick removes, or the file as it is.
+        let stripped: @Sendable (URL, String) async throws -> Result = { source, kind in
+            guard stripping != .none else { return try await use(source) }
+            if asset.mediaType == .video {
+                return try await use(try await self.movieWithout(stripping, of: asset, from: source, kind: kind))
             }
-            if representation == .mpeg4Movie, Representations.hasCompatibleMovie(asset) {
-                source = try await movieDerivative(of: asset, .compatible, progress: progress)
-                kind = "compatible"
-            }
-            if stripping != .none, asset.mediaType == .video {
-                return try await movieWithout(stripping, of: asset, from: source, kind: kind)
-            }
-            if stripping != .none {
-                let base = source
-                let fileExtension = representation.preferredFilenameExtension ?? "bin"
-                source = try await derivatives.file(hash: asset.contentHash, kind: "\(kind).no-\(stripping).\(fileExtension)") { destination in
-                    try MetadataStripper.strip(stripping, from: base, to: destination)
-                }
-            }
-        } catch let error as MediaError {
-            throw LightboxError(.badMedia, "The picker could not prepare this asset: \(error.message)")
+            let fileExtension = representation.preferredFilenameExtension ?? "bin"
+            return try await derivatives.withFile(hash: hash, kind: "\(kind).no-\(stripping).\(fileExtension)") { destination in
+                try MetadataStripper.strip(stripping, from: source, to: destination)
+            } _: { try await use($0) }
         }
-        return source
+        do {
+            if representation == .mpeg4Movie, Representations.hasCompatibleMovie(asset) {
+                return try await stripped(try await movieDerivative(of: asset, .compatible, progress: progress), "compatible")
+            }
+            guard representation == .jpeg, asset.type != .jpeg else { return try await stripped(original, "original") }
+            return try await derivatives.withFile(hash: hash, kind: "compatible.jpg") { destination in
+                try ImageRenderer.compatibleJPEG(of: original, to: destination, timeLimit: timeLimit)
+            } _: { try await stripped($0, "compatible") }
+        } catch let error as MediaError {
+            throw Self.lightboxError(error, doing: "prepare this asset")
+        }
     }
 }

@@ -21,11 +21,11 @@ extension PickerService {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
         auditReporter.record(app: app, operation: "image", assetCount: 1, outcome: "requested", asset: asset.identifier)
-        await imageRequests.begin(request.id)
+        await imageRequests.begin(request.id, of: app)
         let registry = imageRequests
         let id = request.id
-        let isCancelled: @Sendable () async -> Bool = { await registry.isCancelled(id) }
-        defer { Task { await registry.end(id) } }
+        let isCancelled: @Sendable () async -> Bool = { await registry.isCancelled(id, of: app) }
+        defer { Task { await registry.end(id, of: app) } }
 
         let cancelled = ImageResultInfo(isCancelled: true)
         let local: AssetRecord?
@@ -41,11 +41,14 @@ extension PickerService {
             responder.succeed(ImageResultInfo(isInCloud: true))
             return
         }
-        let fullWidth = local.pixelWidth ?? Self.fastSide
-        let fullHeight = local.pixelHeight ?? Self.fastSide
-        let width = body.targetWidth ?? fullWidth
-        let height = body.targetHeight ?? fullHeight
+        // Upright size of the original: no request renders more pixels than it has (see `bounded`).
+        let orientation: Int? = if case .number(let value)? = local.imageProperties["Orientation"] { Int(value) } else { nil }
+        let full = ThumbnailSize.upright(width: local.pixelWidth ?? Self.fastSide, height: local.pixelHeight ?? Self.fastSide,
+                                         orientation: orientation)
         let mode = body.contentMode ?? .fit
+        let (width, height) = ThumbnailSize.bounded(width: body.targetWidth ?? full.width, height: body.targetHeight ?? full.height,
+                                                    contentMode: mode == .fill ? .fill : .fit,
+                                                    imageWidth: full.width, imageHeight: full.height)
         switch body.deliveryMode ?? .opportunistic {
         case .opportunistic:
             let degraded = try await render(local, width: min(width, Self.degradedSide), height: min(height, Self.degradedSide), mode: mode, quality: 60)
@@ -65,9 +68,9 @@ extension PickerService {
     }
 
     func cancelImage(_ request: IncomingRequest, _ responder: Responder) async throws {
-        _ = try request.requireApp()
+        let app = try request.requireApp()
         let target = try request.body(CancelImageRequest.self).request
-        guard await imageRequests.cancel(target) else {
+        guard await imageRequests.cancel(target, of: app) else {
             throw LightboxError(.notFound, "No image request \(target) is running; it may have finished.")
         }
         responder.succeed(Empty())
@@ -119,7 +122,7 @@ extension PickerService {
         return asset
     }
 
-    struct Rendered {
+    struct Rendered: Sendable {
         var data: Data
         var type: UTType?
         var width: Int?
@@ -130,21 +133,32 @@ extension PickerService {
         }
     }
 
-    /// A rendition of the image at a target size, cached by content, size, mode and quality.
+    /// A rendition of the image at a target size, cached by content, size, mode and quality, made
+    /// on the render pool under the picker's time limit.
     func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
         let original = catalog.originalURL(of: asset)
-        let url: URL
+        let timeLimit = configuration.renderTimeLimit
         do {
-            url = try await derivatives.file(hash: asset.contentHash, kind: "thumb-\(width)x\(height)-\(mode)-q\(quality)") { destination in
+            return try await derivatives.withFile(hash: asset.contentHash, kind: "thumb-\(width)x\(height)-\(mode)-q\(quality)") { destination in
                 let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
-                                                        contentMode: mode == .fill ? .fill : .fit, quality: quality)
+                                                        contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
                 try image.data.write(to: destination)
+            } _: { url in
+                let data = try Data(contentsOf: url)
+                let metadata = try? MetadataReader.read(fileAt: url)
+                return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
             }
         } catch let error as MediaError {
-            throw LightboxError(.badMedia, "The picker could not render this image: \(error.message)")
+            throw Self.lightboxError(error, doing: "render this image")
         }
-        let data = try Data(contentsOf: url)
-        let metadata = try? MetadataReader.read(fileAt: url)
-        return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
+    }
+
+    /// What an app is told when media work fails: `timeout` for work stopped by its time limit,
+    /// `badMedia` otherwise.
+    static func lightboxError(_ error: MediaError, doing work: String) -> LightboxError {
+        if error.code == .timedOut {
+            return LightboxError(.timeout, "The picker stopped trying to \(work): \(error.message). Ask for a smaller size.")
+        }
+        return LightboxError(.badMedia, "The picker could not \(work): \(error.message)")
     }
 }

@@ -60,35 +60,61 @@ struct LibraryImporter: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
-    /// Imports one file; `fileName` overrides the name the asset is listed under.
+    /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under.
+    /// Idempotent: the identifier comes from the content, so the same bytes give the same asset.
     func importFile(_ file: URL, fileName: String? = nil) async throws -> (identifier: String, isNew: Bool) {
         let metadata = try MetadataReader.read(fileAt: file)
         let hash = try SHA256Hasher.hex(fileAt: file)
-        if let existing = try await catalog.asset(withContentHash: hash) { return (existing.identifier, false) }
-
+        let identifier = AssetIdentifier.make(contentHash: hash)
+        if try await catalog.asset(identifier) != nil { return (identifier, false) }
         let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "bin")"
+        try store(file, at: storedPath, moving: false)
+        let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
+                                     fileName: fileName ?? file.lastPathComponent)
+        try await catalog.insert(record)
+        return (record.identifier, true)
+    }
+
+    /// A new asset made by an app from `file` (which is moved into the library): always a new
+    /// identifier and its own stored copy, even when the library already holds the same bytes, so
+    /// creating tells the app nothing about what else is in the library.
+    func createAsset(from file: URL, fileName: String) async throws -> String {
+        let metadata = try MetadataReader.read(fileAt: file)
+        let hash = try SHA256Hasher.hex(fileAt: file)
+        let identifier = AssetIdentifier.makeUnique()
+        let storedPath = "\(hash.prefix(2))/\(hash)-\(identifier.prefix(8).lowercased()).\(metadata.type.preferredFilenameExtension ?? "bin")"
+        let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName)
+        try store(file, at: storedPath, moving: true)
+        try await catalog.insert(record)
+        return identifier
+    }
+
+    /// Puts the original at `storedPath` under the originals folder, through a partial file.
+    private func store(_ file: URL, at storedPath: String, moving: Bool) throws {
         let destination = catalog.originals.appendingPathComponent(storedPath)
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: destination.path) {
-            let partial = destination.appendingPathExtension("partial")
-            try? FileManager.default.removeItem(at: partial)
-            try FileManager.default.copyItem(at: file, to: partial)
-            // A copy keeps the source's mode; the library's copy is the owner's alone.
-            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
-            try FileManager.default.moveItem(at: partial, to: destination)
-        }
+        guard !FileManager.default.fileExists(atPath: destination.path) else { return }
+        let partial = destination.appendingPathExtension("partial")
+        try? FileManager.default.removeItem(at: partial)
+        if moving { try FileManager.default.moveItem(at: file, to: partial) } else { try FileManager.default.copyItem(at: file, to: partial) }
+        // A copy keeps the source's mode; the library's copy is the owner's alone.
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
+        try FileManager.default.moveItem(at: partial, to: destination)
+    }
+
+    private func record(
+        of file: URL, metadata: MediaMetadata, hash: String, identifier: String, storedPath: String, fileName: String
+    ) throws -> AssetRecord {
         // Without a capture date in the file, the original's modification time stands in.
         let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
         let modified = attributes[.modificationDate] as? Date ?? Date()
-        let record = AssetRecord(
-            identifier: AssetIdentifier.make(contentHash: hash), contentHash: hash, fileName: fileName ?? file.lastPathComponent,
+        return AssetRecord(
+            identifier: identifier, contentHash: hash, fileName: SafeFileName.make(fileName),
             storedPath: storedPath, type: metadata.type, mediaType: metadata.mediaType,
             subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
             pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,
             duration: metadata.duration, fileSize: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
             creationDate: metadata.creationDate ?? modified, importedAt: Date(),
             properties: String(decoding: (try? JSONEncoder().encode(metadata.imageProperties)) ?? Data("{}".utf8), as: UTF8.self))
-        try await catalog.insert(record)
-        return (record.identifier, true)
     }
 }

@@ -48,10 +48,11 @@ extension PickerService {
         let file = incoming.appendingPathComponent(UUID().uuidString)
         try bytes.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let name = body.fileName.map { ($0 as NSString).lastPathComponent }.flatMap { $0.isEmpty ? nil : $0 }
+        // Always a new asset under a safe name, even for bytes the library already holds.
+        let name = SafeFileName.make(body.fileName ?? "", fallback: "\(app)-\(Int(Date().timeIntervalSince1970))")
         let identifier: String
         do {
-            identifier = try await importer.importFile(file, fileName: name ?? "\(app)-\(Int(Date().timeIntervalSince1970))").identifier
+            identifier = try await importer.createAsset(from: file, fileName: name)
         } catch let error as MediaError {
             throw LightboxError(.badMedia, "The added file is not usable media: \(error.message)")
         }

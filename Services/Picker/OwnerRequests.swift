@@ -51,15 +51,16 @@ extension PickerService {
             return try await render(asset, width: side, height: side, mode: .fit, quality: 80)
         }
         let original = catalog.originalURL(of: asset)
-        let url: URL
         do {
-            url = try await derivatives.file(hash: asset.contentHash, kind: "poster-\(side)") { destination in
+            // Decoding a picture is CPU work: it runs on the render pool like every other rendering.
+            return try await derivatives.withFile(hash: asset.contentHash, kind: "poster-\(side)") { destination in
                 try PosterFrame.jpeg(of: original, side: side).data.write(to: destination)
+            } _: { url in
+                let metadata = try? MetadataReader.read(fileAt: url)
+                return Rendered(data: try Data(contentsOf: url), type: .jpeg, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
             }
         } catch let error as MediaError {
             throw LightboxError(.badMedia, "The picker could not make a poster frame of this movie: \(error.message)")
         }
-        let metadata = try? MetadataReader.read(fileAt: url)
-        return Rendered(data: try Data(contentsOf: url), type: .jpeg, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
     }
 }

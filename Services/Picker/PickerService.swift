@@ -22,6 +22,13 @@ public final class PickerService: Sendable {
         public var cloudFolder: URL?
         /// Bytes per second read from the cloud tier; 0 = as fast as the disk allows.
         public var cloudBandwidth = 0
+        /// Bytes the derived files (thumbnails, transcodes, stripped copies) may take; the least
+        /// recently used go first.
+        public var derivedQuota: Int64 = 1 << 30
+        /// How many renderings and transcodes run at once (threads of the render pool).
+        public var renderThreads = BlockingWorkPool.defaultThreadCount
+        /// How long one rendering or transcode may compute before it is stopped (`timeout`).
+        public var renderTimeLimit: Duration = .seconds(20)
 
         public init(dataDirectory: URL, endpoint: String, authEndpoint: String) {
             self.dataDirectory = dataDirectory
@@ -36,6 +43,8 @@ public final class PickerService: Sendable {
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
     let derivatives: DerivativeCache
+    /// Where decoding, rendering and transcoding run, at most `renderThreads` at once.
+    let renderPool: BlockingWorkPool
     let cloud: CloudTier
     let imageRequests = ImageRequestRegistry()
     /// Every read served, on its way to lightbox-auth's audit trail.
@@ -57,7 +66,9 @@ public final class PickerService: Sendable {
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
-        derivatives = DerivativeCache(folder: catalog.derived)
+        renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
+                                      name: "lightbox-render")
+        derivatives = DerivativeCache(folder: catalog.derived, quota: configuration.derivedQuota, pool: renderPool)
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
     }
 
@@ -121,6 +132,7 @@ public final class PickerService: Sendable {
         server.stop()
         await server.waitUntilStopped()
         zap.stop()
+        renderPool.stop()
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
@@ -251,9 +263,11 @@ public final class PickerService: Sendable {
         guard let local = try await localAsset(asset, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
-        let file = try await deliverableFile(for: local, as: representation, stripping: capability.stripping) { responder.progress($0) }
-        try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
-                   responder: responder)
+        try await withDeliverableFile(for: local, as: representation, stripping: capability.stripping,
+                                      progress: { responder.progress($0) }) { [self] file in
+            try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
+                       responder: responder)
+        }
     }
 
     /// Streams a file under the client's credit; the transport closes it when done.

@@ -39,6 +39,15 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Bytes per second read from the cloud tier, so downloads can be watched (0 = unthrottled).")
     var cloudBandwidth = 0
 
+    @Option(help: "Megabytes the derived files (thumbnails, transcodes) may take; the least recently used are removed first.")
+    var derivedQuotaMb = 1024
+
+    @Option(help: "Renderings and transcodes run at once (default: one per core, at most 8).")
+    var renderThreads: Int?
+
+    @Option(help: "Seconds one rendering or transcode may take before it is stopped and the app gets a timeout.")
+    var renderTimeLimit = 20
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
@@ -46,6 +55,9 @@ struct PickerServerCommand: AsyncParsableCommand {
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
         guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
         guard cloudBandwidth >= 0 else { throw ValidationError("--cloud-bandwidth must be 0 or more bytes per second") }
+        guard derivedQuotaMb >= 1 else { throw ValidationError("--derived-quota-mb must be at least 1") }
+        guard (renderThreads ?? 1) >= 1 else { throw ValidationError("--render-threads must be at least 1") }
+        guard renderTimeLimit >= 1 else { throw ValidationError("--render-time-limit must be at least 1 second") }
     }
 
     func run() async throws {
@@ -62,6 +74,9 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.importOnStart = importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudFolder = cloudFolder.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudBandwidth = cloudBandwidth
+        configuration.derivedQuota = Int64(derivedQuotaMb) << 20
+        if let renderThreads { configuration.renderThreads = renderThreads }
+        configuration.renderTimeLimit = .seconds(renderTimeLimit)
         let service = try PickerService(configuration, logger: logger)
         try await service.run(until: shutdown)
     }

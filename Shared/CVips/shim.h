@@ -48,3 +48,45 @@ static inline int lightbox_vips_pngsave_buffer(VipsImage *in, void **buffer, siz
 static inline int lightbox_vips_jpegsave(VipsImage *in, const char *filename, int quality) {
     return vips_jpegsave(in, filename, "Q", quality, "optimize_coding", TRUE, NULL);
 }
+
+/// A time limit on one evaluation: the deadline (g_get_monotonic_time microseconds) and whether
+/// it was reached. Owned by the image it watches (freed with it).
+typedef struct {
+    gint64 deadline;
+    volatile gint expired;
+} LightboxVipsTimeLimit;
+
+/// Called as libvips computes an image: once the deadline has passed, the evaluation is killed
+/// and the operation computing it fails.
+static void lightbox_vips_deadline_eval(VipsImage *image, VipsProgress *progress, void *data) {
+    (void)progress;
+    LightboxVipsTimeLimit *limit = (LightboxVipsTimeLimit *)data;
+    if (g_get_monotonic_time() >= limit->deadline) {
+        g_atomic_int_set(&limit->expired, 1);
+        vips_image_set_kill(image, TRUE);
+    }
+}
+
+/// Gives the evaluation of `image` `budget_us` microseconds from now (0 or less: already over).
+/// The returned limit lives as long as `image`; ask it with lightbox_vips_time_limit_expired.
+static inline LightboxVipsTimeLimit *lightbox_vips_set_time_limit(VipsImage *image, gint64 budget_us) {
+    LightboxVipsTimeLimit *limit = g_new0(LightboxVipsTimeLimit, 1);
+    limit->deadline = g_get_monotonic_time() + budget_us;
+    vips_image_set_progress(image, TRUE);
+    g_signal_connect_data(image, "eval", G_CALLBACK(lightbox_vips_deadline_eval), limit,
+                          (GClosureNotify)(void (*)(void))g_free, (GConnectFlags)0);
+    return limit;
+}
+
+/// Whether the deadline of `limit` has passed already (checked before an evaluation starts: libvips
+/// signals progress only now and then, so a small image can finish before its first signal).
+static inline int lightbox_vips_time_limit_passed(LightboxVipsTimeLimit *limit) {
+    if (g_get_monotonic_time() < limit->deadline) return 0;
+    g_atomic_int_set(&limit->expired, 1);
+    return 1;
+}
+
+/// Whether the evaluation watched by `limit` ran past its deadline and was killed.
+static inline int lightbox_vips_time_limit_expired(LightboxVipsTimeLimit *limit) {
+    return g_atomic_int_get(&limit->expired);
+}

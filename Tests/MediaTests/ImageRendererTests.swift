@@ -30,11 +30,12 @@ import Testing
         #expect((meadow.pixelWidth, meadow.pixelHeight) == (64, 128))
     }
 
-    @Test func fitNeverEnlargesButFillDoes() throws {
+    @Test func neitherModeEnlarges() throws {
         let (fit, _) = try thumbnail(SampleFiles.library("bounce.gif"), 256, 256, .fit)  // 80 × 60
         #expect((fit.pixelWidth, fit.pixelHeight) == (80, 60))
+        // Fill keeps the box's shape at the image's own scale, as PhotoKit does.
         let (fill, _) = try thumbnail(SampleFiles.library("bounce.gif"), 160, 160, .fill)
-        #expect((fill.pixelWidth, fill.pixelHeight) == (160, 160))
+        #expect((fill.pixelWidth, fill.pixelHeight) == (60, 60))
     }
 
     /// portrait.jpg stores 300 × 400 pixels with orientation 6 (turn 90° clockwise to show), so it

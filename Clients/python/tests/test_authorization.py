@@ -241,8 +241,10 @@ def test_add_only_app_creates_but_sees_nothing(services, owner_settings, prompt_
     assert catalog[identifier].file_size == len(data)
     assert ("create", "created") in [(entry.operation, entry.outcome) for entry in owner_settings.audit(app=app)]
 
-    # The same bytes again are the same asset; bytes that are no media are refused.
-    assert library.create_asset(data) == identifier
+    # The same bytes again are a new asset (creating never hands back an existing one); bytes
+    # that are no media are refused.
+    again = library.create_asset(data)
+    assert again != identifier and again.endswith("/L0/001")
     with pytest.raises(lb.LightboxError) as raised:
         library.create_asset(b"not a photo at all")
     assert raised.value.code == "badMedia"

@@ -1,0 +1,54 @@
+import Foundation
+
+/// File names as the library stores and delivers them: a name an app (or the owner's CLI) can save
+/// a file under without being steered elsewhere or fooled. Names come from apps (`library.create`)
+/// and from the owner's folders, and reach other apps as `suggestedName`.
+enum SafeFileName {
+    /// Longest name in UTF-8 bytes, the limit of most file systems.
+    static let maximumBytes = 255
+    /// An extension longer than this is treated as part of the name when shortening.
+    static let maximumExtensionBytes = 16
+
+    /// `name` reduced to a safe base name: only what follows the last `/` or `\`; no control,
+    /// format (bidirectional overrides and the like) or line-separator characters; no leading
+    /// dots (which hide files, or make `.` and `..`) or surrounding spaces; at most `maximumBytes`
+    /// UTF-8 bytes, shortened before the extension so the extension stays. `fallback` when nothing
+    /// is left.
+    static func make(_ name: String, fallback: String = "asset") -> String {
+        let base = name.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
+        var scalars = String.UnicodeScalarView()
+        for scalar in base.unicodeScalars where !isUnsafe(scalar) { scalars.append(scalar) }
+        var cleaned = String(scalars).trimmingCharacters(in: .whitespaces)
+        cleaned = String(cleaned.drop { $0 == "." || $0 == " " })
+        guard !cleaned.isEmpty else { return fallback == name ? "asset" : make(fallback) }
+        return shortened(cleaned)
+    }
+
+    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .privateUse, .unassigned: true
+        default: false
+        }
+    }
+
+    /// At most `maximumBytes`, cut on a character boundary before the extension.
+    private static func shortened(_ name: String) -> String {
+        guard name.utf8.count > maximumBytes else { return name }
+        var stem = name
+        var suffix = ""
+        if let dot = name.lastIndex(of: "."), name.utf8.distance(from: dot, to: name.endIndex) <= maximumExtensionBytes + 1 {
+            stem = String(name[..<dot])
+            suffix = String(name[dot...])
+        }
+        let budget = maximumBytes - suffix.utf8.count
+        var kept = ""
+        var used = 0
+        for character in stem {
+            let size = character.utf8.count
+            guard used + size <= budget else { break }
+            kept.append(character)
+            used += size
+        }
+        return kept + suffix
+    }
+}
