@@ -10,6 +10,8 @@ struct Catalog: Sendable {
     let cloud: URL
     /// Derived files (transcodes, stripped copies, thumbnails), named by content and operation.
     let derived: URL
+    /// Told after every write that records a library change, so watching apps hear of it.
+    var changeFeed: LibraryChangeFeed?
 
     func allAssets() async throws -> [AssetRecord] {
         try await database.read { db in
@@ -29,7 +31,11 @@ struct Catalog: Sendable {
     }
 
     func insert(_ record: AssetRecord) async throws {
-        try await database.write { db in try record.insert(db, onConflict: .ignore) }
+        try await database.write { db in
+            try record.insert(db, onConflict: .ignore)
+            if db.changesCount > 0 { try LibraryChangeLog.record(.inserted, asset: record.identifier, in: db) }
+        }
+        changeFeed?.libraryChanged()
     }
 
     func albums() async throws -> [Album] {
@@ -57,6 +63,8 @@ struct Catalog: Sendable {
     func setInCloud(_ isInCloud: Bool, asset identifier: String) async throws {
         try await database.write { db in
             try db.execute(sql: "UPDATE asset SET isInCloud = ? WHERE identifier = ?", arguments: [isInCloud, identifier])
+            try LibraryChangeLog.record(.changed, asset: identifier, in: db)
         }
+        changeFeed?.libraryChanged()
     }
 }

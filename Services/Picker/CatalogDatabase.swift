@@ -99,6 +99,22 @@ enum CatalogDatabase {
             try db.execute(sql: "CREATE INDEX asset_library_order ON asset (creationDate DESC, identifier ASC)")
             try db.execute(sql: "CREATE INDEX asset_media_order ON asset (mediaType, creationDate DESC, identifier ASC)")
         }
+        migrator.registerMigration("v6 library changes and album members") { db in
+            // Every change to the library, in order: the tokens apps' change observers count by.
+            try db.create(table: "libraryChange") { t in
+                t.autoIncrementedPrimaryKey("token")
+                t.column("kind", .text).notNull()
+                t.column("asset", .text)
+                t.column("album", .text)
+                t.column("at", .datetime).notNull()
+            }
+            try db.create(table: "albumAsset") { t in
+                t.column("album", .text).notNull().references("album", onDelete: .cascade)
+                t.column("asset", .text).notNull().references("asset", onDelete: .cascade).indexed()
+                t.column("addedAt", .datetime).notNull()
+                t.primaryKey(["album", "asset"])
+            }
+        }
         return migrator
     }
 }

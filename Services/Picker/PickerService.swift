@@ -49,6 +49,7 @@ public final class PickerService: Sendable {
     let imageRequests = ImageRequestRegistry()
     /// Every read served, on its way to lightbox-auth's audit trail.
     let auditReporter: AuditReporter
+    let changeFeed: LibraryChangeFeed
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
     private let authLink = Mutex<DealerConnection?>(nil)
     let keys: KeyDirectory
@@ -60,9 +61,10 @@ public final class PickerService: Sendable {
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
         let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
+        changeFeed = try LibraryChangeFeed(database: database)
         catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"),
                           cloud: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"),
-                          derived: pickerFolder.appendingPathComponent("derived"))
+                          derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
@@ -91,6 +93,7 @@ public final class PickerService: Sendable {
         let auth = try DealerConnection(authConfiguration, logger: logger)
         authLink.withLock { $0 = auth }
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
+        await changeFeed.start { [self] app, request in try await decide(.read, for: app, on: request) }
         defer {
             auditReporter.flush()
             auth.close()
@@ -156,6 +159,14 @@ public final class PickerService: Sendable {
                 try await listAlbums(request, responder)
             case .createAlbum:
                 try await createAlbum(request, responder)
+            case .addToAlbum, .removeFromAlbum:
+                try await changeAlbumMembership(request, responder)
+            case .albumAssets:
+                try await albumAssets(request, responder)
+            case .libraryChanges:
+                try await libraryChanges(request, responder)
+            case .watchLibrary:
+                try await watchLibrary(request, responder)
             case .requestImage:
                 try await requestImage(request, responder)
             case .cancelImage:

@@ -55,6 +55,13 @@ public struct OperationName: WireName {
     public static let createAsset = OperationName(rawValue: "library.create")
     public static let albums = OperationName(rawValue: "library.albums")
     public static let createAlbum = OperationName(rawValue: "library.createAlbum")
+    public static let addToAlbum = OperationName(rawValue: "library.albums.add")
+    public static let removeFromAlbum = OperationName(rawValue: "library.albums.remove")
+    public static let albumAssets = OperationName(rawValue: "library.albums.assets")
+    /// What changed in the library after a token (PHPhotoLibraryChangeObserver after a reconnect).
+    public static let libraryChanges = OperationName(rawValue: "library.changes")
+    /// Library changes as `event` replies, as they happen.
+    public static let watchLibrary = OperationName(rawValue: "library.watch")
 
     // Apps, on the picker: the image manager (needs authorization).
     public static let requestImage = OperationName(rawValue: "image.request")

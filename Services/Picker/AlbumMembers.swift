@@ -1,0 +1,42 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+
+/// Albums holding assets (`albumAsset`); every membership change is a library change.
+extension Catalog {
+    func album(_ identifier: String) async throws -> Album? {
+        try await database.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM album WHERE identifier = ?", arguments: [identifier]).map {
+                Album(identifier: $0["identifier"], title: $0["title"], createdAt: $0["createdAt"])
+            }
+        }
+    }
+
+    /// Adds (or, with `isAdding` false, removes) assets; returns how many memberships changed.
+    func setMembership(of assets: [String], in album: String, isAdding: Bool) async throws -> Int {
+        let changed = try await database.write { db in
+            var changed = 0
+            for asset in assets {
+                if isAdding {
+                    try db.execute(sql: "INSERT OR IGNORE INTO albumAsset (album, asset, addedAt) VALUES (?, ?, ?)",
+                                   arguments: [album, asset, Date()])
+                } else {
+                    try db.execute(sql: "DELETE FROM albumAsset WHERE album = ? AND asset = ?", arguments: [album, asset])
+                }
+                changed += db.changesCount
+            }
+            if changed > 0 { try LibraryChangeLog.record(.album, album: album, in: db) }
+            return changed
+        }
+        if changed > 0 { changeFeed?.libraryChanged() }
+        return changed
+    }
+
+    /// One page of an album's assets, newest first.
+    func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
+        try await database.read { db in
+            let member = SQL(sql: "identifier IN (SELECT asset FROM albumAsset WHERE album = ?)", arguments: [album]).sqlExpression
+            return try Self.page(db, conditions: [member], order: .newestFirst, limit: limit, after: cursor)
+        }
+    }
+}

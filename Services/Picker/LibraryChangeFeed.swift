@@ -1,0 +1,77 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+import LightboxTransport
+
+/// Apps watching the library (`library.watch`): after every recorded change, each watcher gets the
+/// new changes it may see, as `event` replies. Visibility is the app's current decision from
+/// lightbox-auth, asked once per app per delivery; the picker only applies it.
+actor LibraryChangeFeed {
+    /// Watches kept per app; the oldest is ended when an app opens more.
+    static let watchesPerApp = 16
+
+    struct Watcher: Sendable {
+        var responder: Responder
+        var request: IncomingRequest
+    }
+
+    typealias Decide = @Sendable (_ app: String, _ request: IncomingRequest) async throws -> LibraryDecision
+
+    private let database: DatabasePool
+    private var decide: Decide?
+    private var watchers: [String: [Watcher]] = [:]
+    /// The newest token already sent to watchers.
+    private var delivered: Int64
+    private var isDelivering = false
+    private var hasMore = false
+
+    init(database: DatabasePool) throws {
+        self.database = database
+        delivered = try database.read { db in try LibraryChangeLog.latestToken(in: db) }
+    }
+
+    func start(deciding decide: @escaping Decide) {
+        self.decide = decide
+    }
+
+    /// Called after a write: delivery runs in the background, off the writer's path.
+    nonisolated func libraryChanged() {
+        Task { await deliver() }
+    }
+
+    func add(_ watcher: Watcher, for app: String) {
+        var list = watchers[app, default: []]
+        if list.count >= Self.watchesPerApp {
+            list.removeFirst().responder.fail(LightboxError(.cancelled, "Too many library watches open for \(app); this oldest one was closed."))
+        }
+        list.append(watcher)
+        watchers[app] = list
+    }
+
+    private func deliver() async {
+        // One delivery at a time; a change that lands meanwhile is picked up by the running one.
+        guard !isDelivering else {
+            hasMore = true
+            return
+        }
+        isDelivering = true
+        defer { isDelivering = false }
+        repeat {
+            hasMore = false
+            let after = delivered
+            guard let entries = try? await database.read({ db in try LibraryChangeLog.entries(after: after, limit: 1000, in: db) }),
+                  let last = entries.last else { return }
+            delivered = last.token
+            for (app, list) in watchers {
+                guard let decide, let first = list.first, let decision = try? await decide(app, first.request) else { continue }
+                for entry in entries {
+                    guard let change = LibraryChangeLog.visible(entry, to: decision) else { continue }
+                    for watcher in list { watcher.responder.event(change) }
+                }
+            }
+            if !hasMore, let latest = try? await database.read({ db in try LibraryChangeLog.latestToken(in: db) }), latest > delivered {
+                hasMore = true
+            }
+        } while hasMore
+    }
+}

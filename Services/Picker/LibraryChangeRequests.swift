@@ -1,0 +1,83 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// PHPhotoLibraryChangeObserver for apps, and albums that hold assets. Every answer is filtered by
+/// the app's decision from lightbox-auth: all when authorized, its selection when limited, nothing
+/// otherwise; albums only with full access.
+extension PickerService {
+    static let maximumChangesPerReply = 1000
+
+    func libraryChanges(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(LibraryChangesRequest.self)
+        let decision = try await decide(.read, for: app, on: request)
+        let since = max(body.since ?? 0, 0)
+        let limit = min(max(body.limit ?? Self.maximumChangesPerReply, 1), Self.maximumChangesPerReply)
+        let (entries, latest) = try await catalog.database.read { db in
+            (try LibraryChangeLog.entries(after: since, limit: limit, in: db), try LibraryChangeLog.latestToken(in: db))
+        }
+        let changes = entries.compactMap { LibraryChangeLog.visible($0, to: decision) }
+        let token = entries.last?.token ?? max(since, latest)
+        auditReporter.record(app: app, operation: "changes", assetCount: changes.count, outcome: "delivered")
+        responder.succeed(LibraryChangesResponse(changes: changes, token: token, hasMore: entries.count == limit))
+    }
+
+    /// Registers the watch first, then replays what came after `since`: a change in both arrives
+    /// twice with the same token, and clients drop tokens they have seen.
+    func watchLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let since = try request.body(LibraryChangesRequest.self).since
+        let decision = try await decide(.read, for: app, on: request)
+        await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, request: request), for: app)
+        guard let since else { return }
+        var after = since
+        while true {
+            let start = after
+            let entries = try await catalog.database.read { db in
+                try LibraryChangeLog.entries(after: start, limit: Self.maximumChangesPerReply, in: db)
+            }
+            for entry in entries {
+                if let change = LibraryChangeLog.visible(entry, to: decision) { responder.event(change) }
+            }
+            guard entries.count == Self.maximumChangesPerReply, let last = entries.last else { return }
+            after = last.token
+        }
+    }
+
+    func changeAlbumMembership(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(AlbumMembershipRequest.self)
+        guard !body.assets.isEmpty, body.assets.count <= 1000 else {
+            throw LightboxError(.badRequest, "Name 1 to 1000 assets to add to or remove from an album.")
+        }
+        let decision = try await decide(.createAlbum, for: app, on: request, assetCount: body.assets.count)
+        guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not change albums.") }
+        guard try await catalog.album(body.album) != nil else {
+            throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])
+        }
+        let found = try await catalog.assets(body.assets)
+        if let missing = body.assets.first(where: { found[$0] == nil }) {
+            throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
+        }
+        let isAdding = request.op == .addToAlbum
+        let changed = try await catalog.setMembership(of: body.assets, in: body.album, isAdding: isAdding)
+        auditReporter.record(app: app, operation: isAdding ? "album:add" : "album:remove", assetCount: changed, outcome: "changed")
+        responder.succeed(Empty())
+    }
+
+    func albumAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let body = try request.body(AlbumAssetsRequest.self)
+        let decision = try await decide(.listAlbums, for: app, on: request)
+        guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not see albums.") }
+        guard try await catalog.album(body.album) != nil else {
+            throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])
+        }
+        let limit = min(max(body.limit ?? 100, 1), ListAssetsRequest.maximumLimit)
+        let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
+        let page = try await catalog.albumPage(body.album, limit: limit, after: cursor)
+        auditReporter.record(app: app, operation: "album:assets", assetCount: page.assets.count, outcome: "delivered")
+        responder.succeed(FetchAssetsResponse(assets: page.assets.map(\.summary), total: page.assets.count, next: page.next?.encoded))
+    }
+}

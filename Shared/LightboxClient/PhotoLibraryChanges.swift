@@ -1,0 +1,48 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// PHPhotoLibraryChangeObserver and album contents, on the picker.
+extension PhotoLibrary {
+    /// Library changes this app may see, as they happen. With `since`, the changes after that token
+    /// come first, so an app that reconnects misses nothing.
+    public func libraryChanges(since token: Int64? = nil) -> AsyncThrowingStream<LibraryChange, Error> {
+        let replies = picker.send(.watchLibrary, LibraryChangesRequest(since: token), timeout: .seconds(365 * 86_400))
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    var latest = token ?? 0
+                    for try await reply in replies where reply.status == .event {
+                        let change = try reply.body(LibraryChange.self)
+                        // A change may arrive both live and in the replay; tokens only grow.
+                        guard change.token > latest else { continue }
+                        latest = change.token
+                        continuation.yield(change)
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// What changed in the library after `token` (visible to this app), and the token to ask with next.
+    public func libraryChanges(after token: Int64) async throws -> LibraryChangesResponse {
+        try await picker.request(.libraryChanges, LibraryChangesRequest(since: token), as: LibraryChangesResponse.self)
+    }
+
+    public func add(_ assets: [String], toAlbum album: String) async throws {
+        _ = try await picker.request(.addToAlbum, AlbumMembershipRequest(album: album, assets: assets), as: Empty.self)
+    }
+
+    public func remove(_ assets: [String], fromAlbum album: String) async throws {
+        _ = try await picker.request(.removeFromAlbum, AlbumMembershipRequest(album: album, assets: assets), as: Empty.self)
+    }
+
+    /// One page of an album's assets, newest first; pass `next` as `after` for the following page.
+    public func assets(inAlbum album: String, limit: Int = 100, after: String? = nil) async throws -> FetchAssetsResponse {
+        try await picker.request(.albumAssets, AlbumAssetsRequest(album: album, limit: limit, after: after), as: FetchAssetsResponse.self)
+    }
+}
