@@ -105,6 +105,7 @@ __all__ = [
     "answer_prompt_body",
     "set_access_body",
     "audit_body",
+    "LibraryChange",
     "prompt_shown",
 ]
 
@@ -724,6 +725,29 @@ class StatusReply:
             return cls(body.get("level"), str(body["status"]))
         except KeyError as error:
             raise LightboxError("internal", "The auth service answered without a status.") from error
+
+
+@dataclass(frozen=True)
+class LibraryChange:
+    """One change to the library as this app may see it (a ``library.watch`` event or a
+    ``library.changes`` entry): identifiers inserted, removed or changed, and albums whose assets
+    changed. ``token`` increases with every change and survives restarts."""
+
+    token: int
+    inserted: List[str]
+    removed: List[str]
+    changed: List[str]
+    albums: List[str]
+    at: Optional[_dt.datetime]
+
+    @classmethod
+    def from_json(cls, body: Dict[str, Any]) -> "LibraryChange":
+        try:
+            return cls(token=int(body["token"]), inserted=list(body.get("inserted") or []),
+                       removed=list(body.get("removed") or []), changed=list(body.get("changed") or []),
+                       albums=list(body.get("albums") or []), at=parse_date(body.get("at")))
+        except (KeyError, TypeError, ValueError) as error:
+            raise LightboxError("internal", f"The picker sent a library change without {error}.") from error
 
 
 @dataclass(frozen=True)
@@ -1400,6 +1424,30 @@ class PhotoLibrary:
                     yield change
             elif reply.status == "ok":
                 return
+
+    def watch_library(self, since: Optional[int] = None, timeout: Optional[float] = None) -> Iterator[LibraryChange]:
+        """Library changes this app may see, as they happen (PHPhotoLibraryChangeObserver), as
+        :class:`LibraryChange` objects; with ``since`` the changes after that token come first.
+        Ends and times out like :meth:`watch`."""
+        request_id = self.picker.send("library.watch", changes_request_body(since))
+        return self._library_events(request_id, math.inf if timeout is None else timeout)
+
+    def _library_events(self, request_id: str, timeout: float) -> Iterator[LibraryChange]:
+        latest = -1
+        for reply in self.picker.replies(request_id, timeout):
+            if reply.status == "event":
+                change = LibraryChange.from_json(reply.body)
+                if change.token > latest:
+                    latest = change.token
+                    yield change
+            elif reply.status == "ok":
+                return
+
+    def library_changes(self, since: int = 0) -> Tuple[List[LibraryChange], int]:
+        """Library changes after ``since`` that this app may see (oldest first), and the token to
+        pass next time (more may follow when as many came as one reply holds: ask again)."""
+        body = self.picker.request("library.changes", changes_request_body(since))
+        return [LibraryChange.from_json(change) for change in body.get("changes") or []], int(body.get("token", since))
 
     def changes(self, since: int = 0) -> Tuple[List[AuthorizationChange], int]:
         """What changed after ``since`` (oldest first), and the newest token to pass next time."""

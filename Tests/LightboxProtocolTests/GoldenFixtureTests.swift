@@ -41,12 +41,13 @@ import Testing
         try assertRoundTrip("prompt-shown-event.json", as: ReplyEnvelope<PromptShown>.self)
         try assertRoundTrip("status-reply.json", as: ReplyEnvelope<StatusResponse>.self)
         try assertRoundTrip("change-event.json", as: ReplyEnvelope<AuthorizationChange>.self)
+        try assertRoundTrip("library-change-event.json", as: ReplyEnvelope<LibraryChange>.self)
         try assertRoundTrip("audit-reply.json", as: ReplyEnvelope<AuditResponse>.self)
     }
 
     @Test func everyFixtureIsChecked() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
-        #expect(names.count == 19)
+        #expect(names.count == 20)
     }
 
     @Test func pickRequestCarriesTheConfiguration() throws {

@@ -15,7 +15,7 @@ import time
 import pytest
 
 import lightbox_client as lb
-from conftest import CLIENT_DIR, SAMPLES, running_services
+from conftest import CLIENT_DIR, REPO, SAMPLES, running_services
 
 USAGE = "To show your photos in the tests."
 
@@ -433,3 +433,35 @@ def test_unanswered_prompt_times_out_and_nothing_changes():
                 owner.answer(shown[0], "full")
             assert raised.value.code == "notFound"
             assert library.changes(0) == ([], 0)
+
+
+def test_library_changes_reach_a_watching_app(services, owner_settings, library_for, tmp_path):
+    """An owner import and an offload reach an authorized app's library watch; a denied app sees nothing."""
+    app = services.register_app("pylibwatch", usage_read_write="To follow the library")
+    denied = services.register_app("pylibdenied", usage_read_write="To try")
+    owner_settings.set_access(app, read_write="full")
+    owner_settings.set_access(denied, read_write="none")
+    library = library_for(app)
+    _, start = library.library_changes(0)
+    events = library.watch_library(since=start, timeout=20)
+
+    source = os.path.join(REPO, "Samples", "extra", "harbour.heic")
+    with open(source, "rb") as handle:
+        data = handle.read()
+    folder = tmp_path / "new"
+    folder.mkdir()
+    # Different bytes from any import elsewhere in the session: a trailing byte after the image.
+    (folder / "py-watch.heic").write_bytes(data + b"\0")
+    with services.directory.picker_as_owner() as connection:
+        summary = connection.request("owner.import", {"path": str(folder)}, timeout=60)
+        inserted = summary["imported"][0]
+        connection.request("owner.offload", {"asset": inserted})
+
+    first = next(events)
+    assert first.inserted == [inserted]
+    second = next(events)
+    assert second.changed == [inserted] and second.token > first.token
+    changes, token = library.library_changes(start)
+    assert [change.token for change in changes][-2:] == [first.token, second.token]
+    assert library_for(denied).library_changes(0)[0] == []
+    assert token >= second.token

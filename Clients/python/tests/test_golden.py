@@ -55,6 +55,7 @@ REQUEST_BUILDERS = {
 REPLY_FIXTURES = {
     "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
     "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json", "audit-reply.json",
+    "library-change-event.json",
 }
 
 
@@ -234,6 +235,14 @@ def test_change_event():
     assert change == lb.AuthorizationChange(
         token=42, app="demo", level="readWrite", status="limited",
         added=["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"], removed=[],
+        at=dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc))
+
+
+def test_library_change_event():
+    reply = lb.parse_reply(json.dumps(load("library-change-event.json")).encode())
+    assert (reply.id, reply.status, reply.is_final) == ("req-9", "event", False)
+    assert lb.LibraryChange.from_json(reply.body) == lb.LibraryChange(
+        token=7, inserted=["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"], removed=[], changed=[], albums=[],
         at=dt.datetime(2026, 1, 1, 12, 0, 0, tzinfo=dt.timezone.utc))
 
 
