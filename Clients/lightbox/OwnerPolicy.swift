@@ -39,7 +39,7 @@ struct OwnerPolicy: Codable, Sendable {
     }
 }
 
-/// Answers for prompts: `{"readWrite":"limited","addOnly":"allow","selection":{"files":["harbour.jpg"]},"expand":{"strategy":"newest","count":1}}`.
+/// Answers for prompts: `{"readWrite":"limited","addOnly":"allow","selection":{"files":["harbour.jpg"]},"expand":{"strategy":"newest","count":1},"delete":"deny"}`.
 struct PromptPolicy: Codable, Sendable {
     /// full, limited or deny.
     var readWrite: PromptAnswer?
@@ -49,6 +49,8 @@ struct PromptPolicy: Codable, Sendable {
     var selection: AssetChoice?
     /// What the limited-library picker adds to the current selection.
     var expand: AssetChoice?
+    /// allow or deny an app's request to delete assets (left open when absent).
+    var delete: PromptAnswer?
 
     /// The answer and selection for a prompt, or nil to leave it open.
     func answer(_ prompt: OwnerPrompt, catalog: [AssetSummary]) -> (PromptAnswer, [String]?)? {
@@ -60,6 +62,8 @@ struct PromptPolicy: Codable, Sendable {
             guard let expand else { return nil }
             let current = Set(prompt.selection)
             return (.done, prompt.selection + expand.resolve(catalog.filter { !current.contains($0.identifier) }))
+        case .deleteAssets:
+            return delete.map { ($0, nil) }
         }
     }
 }

@@ -124,7 +124,7 @@ struct UserCommand: AsyncParsableCommand {
     }
 
     struct Prompts: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List prompts waiting for you (authorization and limited-library picker).")
+        static let configuration = CommandConfiguration(abstract: "List prompts waiting for you (authorization, limited-library picker, deletions).")
         @OptionGroup var services: ServiceOptions
         @Option(help: "Seconds to wait for a prompt when none is open.") var wait = 0
 
@@ -138,6 +138,8 @@ struct UserCommand: AsyncParsableCommand {
                     print("\(prompt.prompt)\t\(prompt.appName) asks for \(prompt.level?.rawValue ?? "?") access: \"\(prompt.usageDescription ?? "")\"\tanswer: \(choices)")
                 case .limitedLibrary:
                     print("\(prompt.prompt)\t\(prompt.appName) may see \(prompt.selection.count) asset(s); edit with: answer \(prompt.prompt) done --select IDs…")
+                case .deleteAssets:
+                    print("\(prompt.prompt)\t\(prompt.appName) asks to delete \(prompt.selection.count) asset(s): \(prompt.selection.joined(separator: " "))\tanswer: allow | deny")
                 }
             }
         }

@@ -29,6 +29,14 @@ enum AccessPolicy {
                                        reason: "Adding needs add-only or read-write access; request it with auth.request.")
             }
             return LibraryDecision(allowed: true, scope: .none, status: addOnly == .authorized ? addOnly : readWrite)
+        case .delete:
+            switch readWrite {
+            case .authorized: return LibraryDecision(allowed: true, scope: .all, status: readWrite)
+            case .limited: return LibraryDecision(allowed: true, scope: .selection, selection: selection, status: readWrite)
+            default:
+                return LibraryDecision(allowed: false, scope: .none, status: readWrite,
+                                       reason: "Deleting needs read-write access (status: \(readWrite)).")
+            }
         case .listAlbums, .createAlbum:
             guard readWrite == .authorized else {
                 let reason = readWrite == .limited

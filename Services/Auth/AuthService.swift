@@ -146,6 +146,9 @@ public final class AuthService: Sendable {
             case .decide:
                 try request.requireService()
                 responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
+            case .confirmDelete:
+                try request.requireService()
+                try await confirmDelete(request, responder)
             case .assetCreated:
                 try request.requireService()
                 let body = try request.body(AssetCreatedRequest.self)
@@ -235,6 +238,8 @@ public final class AuthService: Sendable {
             throw LightboxError(.notFound, "No open prompt \(answer.prompt); it may have been answered or timed out.")
         }
         switch prompt.kind {
+        case .deleteAssets:
+            try await answerDeletePrompt(prompt, answer.answer)
         case .authorization:
             let level = prompt.level ?? .readWrite
             guard let status = AccessPolicy.status(for: answer.answer, level: level) else {

@@ -28,7 +28,9 @@ actor PromptCenter {
     /// The open prompt for this app and question, or a new one.
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
               selection: [String]) -> OwnerPrompt {
-        if let existing = pending.values.first(where: { $0.prompt.app == app && $0.prompt.kind == kind && $0.prompt.level == level }) {
+        // A second delete request is its own question (other assets), never joined to an open one.
+        if kind != .deleteAssets,
+           let existing = pending.values.first(where: { $0.prompt.app == app && $0.prompt.kind == kind && $0.prompt.level == level }) {
             return existing.prompt
         }
         let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,

@@ -167,6 +167,11 @@ public final class PickerService: Sendable {
                 try await libraryChanges(request, responder)
             case .watchLibrary:
                 try await watchLibrary(request, responder)
+            case .deleteAssets:
+                try await deleteAssets(request, responder)
+            case .ownerDelete:
+                try request.requireOwner()
+                try await ownerDelete(request, responder)
             case .requestImage:
                 try await requestImage(request, responder)
             case .cancelImage:

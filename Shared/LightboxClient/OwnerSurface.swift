@@ -70,6 +70,12 @@ public struct OwnerSurface: Sendable {
         _ = try await picker.request(.restore, AssetRequest(asset: asset), as: Empty.self)
     }
 
+    /// Deletes assets from the library at once (their provider tokens go with them).
+    @discardableResult
+    public func delete(_ assets: [String]) async throws -> [String] {
+        try await picker.request(.ownerDelete, DeleteAssetsRequest(assets: assets), as: DeleteAssetsResponse.self).deleted
+    }
+
     public func cancel(_ pick: String) async throws {
         _ = try await picker.request(.cancelPick, CancelPickRequest(pick: pick), as: Empty.self)
     }

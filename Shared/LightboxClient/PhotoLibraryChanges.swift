@@ -46,3 +46,22 @@ extension PhotoLibrary {
         try await picker.request(.albumAssets, AlbumAssetsRequest(album: album, limit: limit, after: after), as: FetchAssetsResponse.self)
     }
 }
+
+/// Deleting, as PHAssetChangeRequest.deleteAssets: the owner confirms on a user surface first.
+extension PhotoLibrary {
+    /// Deletes `assets` once the owner allows it (`onPrompt` gets the prompt's id); throws
+    /// `cancelled` when the owner declines and `timeout` when nobody answers.
+    @discardableResult
+    public func deleteAssets(
+        _ assets: [String], timeout: Duration = .seconds(3600), onPrompt: @Sendable (String) -> Void = { _ in }
+    ) async throws -> [String] {
+        for try await reply in picker.send(.deleteAssets, DeleteAssetsRequest(assets: assets), timeout: timeout) {
+            switch reply.status {
+            case .event: if let shown = try? reply.body(PromptShown.self) { onPrompt(shown.prompt) }
+            case .ok: return try reply.body(DeleteAssetsResponse.self).deleted
+            default: continue
+            }
+        }
+        throw LightboxError(.internal, "library.delete ended without a final reply.")
+    }
+}

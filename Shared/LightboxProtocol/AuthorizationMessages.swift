@@ -92,7 +92,11 @@ public struct ChangesResponse: Codable, Sendable {
 
 /// A question waiting for the owner: an authorization prompt, or the limited-library picker.
 public struct OwnerPrompt: Codable, Sendable, Hashable {
-    public enum Kind: String, Codable, Sendable { case authorization, limitedLibrary }
+    public enum Kind: String, Codable, Sendable {
+        case authorization, limitedLibrary
+        /// An app asks to delete the assets in `selection`; the owner answers allow or deny.
+        case deleteAssets
+    }
 
     public var prompt: String
     public var kind: Kind
@@ -291,6 +295,8 @@ public struct AuditResponse: Codable, Sendable {
 /// What the picker is about to do for an app; the auth service decides.
 public enum LibraryAction: String, Codable, Sendable {
     case read, add, listAlbums, createAlbum
+    /// Deleting assets: everything when authorized, the selection when limited.
+    case delete
 }
 
 /// `auth.decide` (services only).

@@ -69,3 +69,29 @@ public struct AlbumAssetsRequest: Codable, Sendable {
         self.after = after
     }
 }
+
+/// `library.delete` (the owner confirms on a user surface, as on iOS) and `owner.delete` (no prompt).
+public struct DeleteAssetsRequest: Codable, Sendable {
+    public var assets: [String]
+    public init(assets: [String]) { self.assets = assets }
+}
+
+public struct DeleteAssetsResponse: Codable, Sendable {
+    public var deleted: [String]
+    public init(deleted: [String]) { self.deleted = deleted }
+}
+
+/// `auth.confirmDelete` (services only): asks the owner whether `app` may delete `assets`.
+public struct DeleteConfirmationRequest: Codable, Sendable {
+    public var app: String
+    public var assets: [String]
+    public init(app: String, assets: [String]) {
+        self.app = app
+        self.assets = assets
+    }
+}
+
+public struct DeleteConfirmation: Codable, Sendable {
+    public var allowed: Bool
+    public init(allowed: Bool) { self.allowed = allowed }
+}

@@ -62,6 +62,10 @@ public struct OperationName: WireName {
     public static let libraryChanges = OperationName(rawValue: "library.changes")
     /// Library changes as `event` replies, as they happen.
     public static let watchLibrary = OperationName(rawValue: "library.watch")
+    /// Deletes assets once the owner confirms.
+    public static let deleteAssets = OperationName(rawValue: "library.delete")
+    /// The owner deletes assets (no prompt: the owner is the one asking).
+    public static let ownerDelete = OperationName(rawValue: "owner.delete")
 
     // Apps, on the picker: the image manager (needs authorization).
     public static let requestImage = OperationName(rawValue: "image.request")
@@ -77,6 +81,8 @@ public struct OperationName: WireName {
     public static let identify = OperationName(rawValue: "auth.identify")
     public static let decide = OperationName(rawValue: "auth.decide")
     public static let assetCreated = OperationName(rawValue: "auth.assetCreated")
+    /// Asks the owner to confirm an app's deletion; answers once the owner has.
+    public static let confirmDelete = OperationName(rawValue: "auth.confirmDelete")
     /// A batch of reads for the audit trail; no reply.
     public static let recordAudit = OperationName(rawValue: "auth.audit.record")
 }

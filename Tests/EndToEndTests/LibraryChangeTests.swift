@@ -130,3 +130,60 @@ import Testing
         #expect(narrowWatch.all.isEmpty)
     }
 }
+
+/// Deleting: the owner confirms an app's deletion (allow → gone, with its tokens; deny → kept), a
+/// limited app cannot delete outside its selection, and watchers see the removal.
+@Suite(.serialized) struct DeleteAssetTests {
+    @Test func theOwnerConfirmsAnAppsDeletion() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        let owner = try await harness.owner()
+        let settings = try await harness.settings()
+        let assets = try await owner.assets()
+        let harbour = try #require(assets.first { $0.fileName == "harbour.jpg" })
+        let portrait = try #require(assets.first { $0.fileName == "portrait.jpg" })
+        let sunset = try #require(assets.first { $0.fileName == "sunset.png" })
+
+        let app = try await harness.registerApp("cleaner")
+        try await settings.setAccess(SetAccessRequest(app: "cleaner", readWrite: .full))
+        let library = try await harness.library(for: "cleaner")
+        // A token for the asset about to go: it must stop working with it.
+        async let picked = PhotoPicker(connection: app).pick(PickerConfiguration(), timeout: .seconds(30))
+        let pick = try await harness.pendingPick(owner)
+        try await owner.choose([harbour.identifier], for: pick.pick)
+        let provider = try #require(try await picked.first).itemProvider
+        let watch = LibraryChangeTests.Collector(library.libraryChanges())
+        defer { watch.task.cancel() }
+
+        // Deny: nothing changes.
+        async let declined = errorCode { try await library.deleteAssets([portrait.identifier]) }
+        let denyPrompt = try await harness.openPrompt(settings, app: "cleaner", kind: .deleteAssets)
+        #expect(denyPrompt.selection == [portrait.identifier])
+        try await settings.answer(denyPrompt.prompt, .deny)
+        #expect(await declined == .cancelled)
+        #expect(try await owner.assets().contains { $0.identifier == portrait.identifier })
+
+        // Allow: gone from the library, its token refused, watchers told.
+        async let deleted = library.deleteAssets([harbour.identifier])
+        let allowPrompt = try await harness.openPrompt(settings, app: "cleaner", kind: .deleteAssets)
+        try await settings.answer(allowPrompt.prompt, .allow)
+        #expect(try await deleted == [harbour.identifier])
+        #expect(!(try await owner.assets().contains { $0.identifier == harbour.identifier }))
+        #expect(try await library.fetchAssets(withLocalIdentifiers: [harbour.identifier]).isEmpty)
+        let code = await errorCode { try await provider.describe() }
+        #expect(code == .tokenUnknown || code == .notFound)
+        let seen = try await watch.wait { $0.contains { $0.removed == [harbour.identifier] } }
+        #expect(seen.flatMap(\.removed) == [harbour.identifier])
+
+        // A limited app may only delete its selection; a denied one nothing; the owner at once.
+        _ = try await harness.registerApp("narrowcleaner", preventAutomaticLimitedAccessAlert: true)
+        try await settings.setAccess(SetAccessRequest(app: "narrowcleaner", readWrite: .limited, selection: [portrait.identifier]))
+        let narrow = try await harness.library(for: "narrowcleaner")
+        #expect(await errorCode { try await narrow.deleteAssets([sunset.identifier]) } == .notFound)
+        _ = try await harness.registerApp("nocleaner")
+        try await settings.setAccess(SetAccessRequest(app: "nocleaner", readWrite: .none))
+        #expect(await errorCode { try await harness.library(for: "nocleaner").deleteAssets([sunset.identifier]) } == .notAuthorized)
+        #expect(try await owner.delete([sunset.identifier]) == [sunset.identifier])
+        #expect(try await settings.prompts().isEmpty)
+    }
+}

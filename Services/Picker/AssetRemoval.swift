@@ -1,0 +1,43 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+
+/// Removing assets from the library: the catalog rows (their provider tokens and album memberships
+/// go with them), a `removed` change each, then the files no other asset uses — the original and
+/// the derived files made from its content.
+extension Catalog {
+    /// Removes the assets that exist; returns their identifiers.
+    func remove(_ identifiers: [String]) async throws -> [String] {
+        let removed: [AssetRecord] = try await database.write { db in
+            var removed: [AssetRecord] = []
+            for identifier in identifiers {
+                guard let asset = try AssetRecord.fetchOne(db, key: identifier) else { continue }
+                _ = try AssetRecord.deleteOne(db, key: identifier)
+                try LibraryChangeLog.record(.removed, asset: identifier, in: db)
+                removed.append(asset)
+            }
+            return removed
+        }
+        guard !removed.isEmpty else { return [] }
+        changeFeed?.libraryChanged()
+        for asset in removed { try await removeUnusedFiles(of: asset) }
+        return removed.map(\.identifier)
+    }
+
+    private func removeUnusedFiles(of asset: AssetRecord) async throws {
+        let (pathInUse, contentInUse) = try await database.read { db in
+            (try AssetRecord.filter(Column("storedPath") == asset.storedPath).fetchCount(db) > 0,
+             try AssetRecord.filter(Column("contentHash") == asset.contentHash).fetchCount(db) > 0)
+        }
+        if !pathInUse {
+            for folder in [originals, cloud] { try? FileManager.default.removeItem(at: folder.appendingPathComponent(asset.storedPath)) }
+        }
+        if !contentInUse {
+            // Derived files are named `<hash>.<kind>` in the folder of the hash's first two characters.
+            let folder = derived.appendingPathComponent(String(asset.contentHash.prefix(2)))
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(asset.contentHash + ".") {
+                try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+            }
+        }
+    }
+}
