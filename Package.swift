@@ -8,12 +8,14 @@ let package = Package(
         .executable(name: "lightbox", targets: ["LightboxCLI"]),
         .executable(name: "lightbox-auth", targets: ["AuthServer"]),
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
+        .executable(name: "lightbox-surface", targets: ["SurfaceServer"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
@@ -75,6 +77,21 @@ let package = Package(
             dependencies: ["Picker", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/PickerServer"
         ),
+        .target(
+            name: "Surface",
+            dependencies: [
+                "LightboxClient", "LightboxProtocol", "LightboxTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Surface",
+            resources: [.copy("Web")]
+        ),
+        .executableTarget(
+            name: "SurfaceServer",
+            dependencies: ["Surface", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/SurfaceServer"
+        ),
         .executableTarget(
             name: "LightboxCLI",
             dependencies: [
@@ -89,6 +106,7 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),
+        .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media"],

@@ -1,0 +1,110 @@
+import Foundation
+import LightboxClient
+import Logging
+
+/// What the owner must answer now — pending picks and open prompts — kept current by long polls on
+/// both services and pushed to every open page as Server-Sent Events, so a sheet appears without a
+/// reload as soon as an app asks.
+actor OwnerFeed {
+    /// A pick as the page shows it.
+    struct PickView: Codable, Sendable, Equatable {
+        var pick: String
+        var app: String
+        var appName: String
+        var sentence: String
+        var configuration: PickerConfiguration
+        var createdAt: Date
+    }
+
+    struct State: Codable, Sendable, Equatable {
+        var picks: [PickView] = []
+        var prompts: [OwnerPrompt] = []
+    }
+
+    private var state = State()
+    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    var current: State { state }
+
+    /// A stream of SSE messages: the current state at once, then every change (and a keep-alive
+    /// comment now and then, so a closed page is noticed).
+    func subscribe() -> (UUID, AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(8))
+        subscribers[id] = continuation
+        continuation.yield(Self.message(state))
+        return (id, stream)
+    }
+
+    func unsubscribe(_ id: UUID) {
+        subscribers.removeValue(forKey: id)?.finish()
+    }
+
+    func broadcast(event: String, json: String) {
+        for subscriber in subscribers.values { subscriber.yield("event: \(event)\ndata: \(json)\n\n") }
+    }
+
+    private func set(picks: [PendingPick]) {
+        let views = picks.map {
+            PickView(pick: $0.pick, app: $0.app, appName: $0.appName ?? $0.app,
+                     sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
+                     configuration: $0.configuration, createdAt: $0.createdAt)
+        }
+        guard views != state.picks else { return }
+        state.picks = views
+        publish()
+    }
+
+    private func set(prompts: [OwnerPrompt]) {
+        guard prompts != state.prompts else { return }
+        state.prompts = prompts
+        publish()
+    }
+
+    private func publish() {
+        let message = Self.message(state)
+        for subscriber in subscribers.values { subscriber.yield(message) }
+    }
+
+    private func keepAlive() {
+        for subscriber in subscribers.values { subscriber.yield(": keep-alive\n\n") }
+    }
+
+    static func message(_ state: State) -> String {
+        "event: state\ndata: \(Surface.json(state))\n\n"
+    }
+
+    /// Long-polls both services until the task is cancelled. A long poll returns at once while
+    /// anything is pending, so an unchanged, non-empty list is polled a few times a second instead.
+    nonisolated func follow(owner: OwnerSurface, settings: OwnerSettings) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.poll { await self.set(picks: try await owner.pendingPicks(waitingUpTo: .seconds(20))) } }
+            group.addTask { await self.poll { await self.set(prompts: try await settings.prompts(waitingUpTo: .seconds(20))) } }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(15))
+                    await self.keepAlive()
+                }
+            }
+        }
+    }
+
+    private nonisolated func poll(_ once: @Sendable () async throws -> Void) async {
+        while !Task.isCancelled {
+            let started = ContinuousClock.now
+            do {
+                try await once()
+            } catch {
+                logger.warning("the owner's feed could not reach a service; retrying", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+            // Back at once means something is pending: look again shortly, not in a busy loop.
+            if ContinuousClock.now - started < .milliseconds(150) { try? await Task.sleep(for: .milliseconds(150)) }
+        }
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LightboxClient
+
+/// The surface's pages, written as HTML by hand: a layout, a few server-rendered views, and
+/// placeholders the page's own scripts (Web/*.js) fill in. Every outside value is escaped.
+enum Pages {
+    enum Tab: String, CaseIterable {
+        case picks = "Requests", library = "Library", privacy = "Privacy", activity = "Activity"
+
+        var path: String {
+            switch self {
+            case .picks: "/"
+            case .library: "/library"
+            case .privacy: "/privacy"
+            case .activity: "/activity"
+            }
+        }
+    }
+
+    static func page(_ tab: Tab?, title: String, csrf: String, body: String) -> Response {
+        let navigation = Tab.allCases.map { item in
+            "<a href=\"\(item.path)\"\(item == tab ? " aria-current=\"page\"" : "")>\(item.rawValue)</a>"
+        }.joined()
+        let text = """
+        <!doctype html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <meta name="viewport" content="width=device-width, initial-scale=1">
+        <meta name="csrf-token" content="\(HTML.escape(csrf))">
+        <title>\(HTML.escape(title)) — Lightbox</title>
+        <link rel="stylesheet" href="/static/surface.css">
+        <script type="module" src="/static/surface.js"></script>
+        </head>
+        <body data-page="\(tab.map { "\($0)" } ?? "other")">
+        <header class="bar"><span class="brand">Lightbox</span><nav>\(navigation)</nav></header>
+        <main>
+        \(body)
+        </main>
+        <div id="overlay" class="overlay" hidden></div>
+        </body>
+        </html>
+        """
+        return html(text)
+    }
+
+    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A page that says why a request was refused and what to do.
+    static func refusal(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
+        html("""
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>\(HTML.escape(title)) — Lightbox</title>
+        <link rel="stylesheet" href="/static/surface.css"></head>
+        <body><main class="refusal"><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p></main></body></html>
+        """, status: status)
+    }
+
+    // MARK: Views
+
+    static func requests(_ state: OwnerFeed.State) -> String {
+        """
+        <h1>Requests</h1>
+        <p class="hint">When an app asks for photos or for access, it appears here at once.</p>
+        <section id="queue" class="queue">\(queue(state))</section>
+        """
+    }
+
+    /// The waiting picks and prompts (the script redraws the same markup on every change).
+    static func queue(_ state: OwnerFeed.State) -> String {
+        if state.picks.isEmpty && state.prompts.isEmpty { return "<p class=\"empty\">Nothing is waiting for you.</p>" }
+        let picks = state.picks.map { "<li class=\"request\" data-pick=\"\(HTML.escape($0.pick))\">\(HTML.escape($0.sentence))</li>" }
+        let prompts = state.prompts.map { "<li class=\"request\" data-prompt=\"\(HTML.escape($0.prompt))\">\(HTML.escape($0.appName)) asks for access</li>" }
+        return "<ul>" + (picks + prompts).joined() + "</ul>"
+    }
+
+    static func library() -> String {
+        """
+        <h1>Library</h1>
+        <form id="import" class="import">
+        <label>Import a folder <input name="path" placeholder="/home/you/Pictures/new" required></label>
+        <button type="submit">Import</button>
+        <progress id="import-progress" max="1" value="0" hidden></progress><span id="import-status" class="status"></span>
+        </form>
+        <div id="library-grid" class="grid" data-mode="browse"></div>
+        """
+    }
+
+    static func asset(_ details: AssetDetails) -> String {
+        let summary = details.summary
+        let tiff = details.properties["{TIFF}"]
+        let gps = details.properties["{GPS}"]
+        var rows: [(String, String)] = [
+            ("File", summary.fileName), ("Type", summary.type.identifier), ("Kind", summary.mediaType.rawValue),
+            ("Size", "\(summary.pixelWidth.map(String.init) ?? "?") × \(summary.pixelHeight.map(String.init) ?? "?") pixels, \(byteCount(summary.fileSize))"),
+            ("Created", dateText(summary.creationDate)), ("Imported", dateText(details.importedAt)),
+        ]
+        if let duration = summary.duration { rows.append(("Duration", String(format: "%.1f s", duration))) }
+        if !summary.subtypes.isEmpty { rows.append(("Subtypes", summary.subtypes.map(\.rawValue).joined(separator: ", "))) }
+        let camera = [tiff?["Make"], tiff?["Model"]].compactMap { $0.flatMap(text) }.joined(separator: " ")
+        if !camera.isEmpty { rows.append(("Camera", camera)) }
+        if let latitude = gps?["Latitude"].flatMap(number), let longitude = gps?["Longitude"].flatMap(number) {
+            let north = gps?["LatitudeRef"].flatMap(text) == "S" ? -latitude : latitude
+            let east = gps?["LongitudeRef"].flatMap(text) == "W" ? -longitude : longitude
+            rows.append(("Location", String(format: "%.5f, %.5f", north, east)))
+        }
+        rows.append(("Stored", summary.isInCloud ? "in the cloud tier" : "on this machine"))
+        let table = rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined()
+        let identifier = HTML.escape(summary.identifier)
+        let action = summary.isInCloud ? "restore" : "offload"
+        return """
+        <h1>\(HTML.escape(summary.fileName))</h1>
+        <div class="details">
+        <img class="preview" src="/thumb?asset=\(percent(summary.identifier))&amp;side=512" alt="\(HTML.escape(summary.fileName))">
+        <table class="facts">\(table)<tr><th>Identifier</th><td><code>\(identifier)</code></td></tr></table>
+        </div>
+        <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud")</button>
+        <a href="/library">Back to the library</a></p>
+        """
+    }
+
+    static func privacy(_ apps: [AppAccess]) -> String {
+        guard !apps.isEmpty else {
+            return "<h1>Privacy</h1><p class=\"empty\">No apps are registered yet (`lightbox app register`).</p>"
+        }
+        let rows = apps.map { app -> String in
+            let id = HTML.escape(app.app)
+            func options(_ choices: [(String, String)], current: String) -> String {
+                choices.map { "<option value=\"\($0.0)\"\($0.0 == current ? " selected" : "")>\($0.1)</option>" }.joined()
+            }
+            let readWrite = switch app.readWrite {
+            case .authorized: "full"
+            case .limited: "limited"
+            case .restricted: "restricted"
+            case .denied: "none"
+            default: "notDetermined"
+            }
+            let addOnly = switch app.addOnly {
+            case .authorized: "allow"
+            case .restricted: "restricted"
+            case .denied: "none"
+            default: "notDetermined"
+            }
+            return """
+            <tr data-app="\(id)">
+            <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code></td>
+            <td><select data-setting="readWrite" aria-label="Photos access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
+            <span class="count">\(app.readWrite == .limited ? "\(app.selectionCount) selected" : "")</span></td>
+            <td><select data-setting="addOnly" aria-label="Add-only access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
+            <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>Edit selection</button>
+            <button data-app-action="reset">Reset</button> <button data-app-action="revoke">Revoke items</button>
+            <a href="/activity?app=\(percent(app.app))">Activity</a></td>
+            </tr>
+            """
+        }.joined()
+        return """
+        <h1>Privacy</h1>
+        <p class="hint">What each app may see. Picks need no permission; library access is yours to give and take back.</p>
+        <table class="apps"><thead><tr><th>App</th><th>Photos</th><th>Add only</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
+        <p id="privacy-status" class="status" role="status"></p>
+        """
+    }
+
+    static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?) -> String {
+        let choices = (["<option value=\"\">All apps</option>"] + apps.map {
+            "<option value=\"\(HTML.escape($0.app))\"\($0.app == app ? " selected" : "")>\(HTML.escape($0.name))</option>"
+        }).joined()
+        let rows = entries.map { entry in
+            let detail = [entry.bytes.map { byteCount($0) }, entry.asset].compactMap { $0 }.joined(separator: " · ")
+            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(HTML.escape(entry.app))</td><td>\(HTML.escape(entry.operation))</td>"
+                + "<td class=\"number\">\(entry.assetCount)</td><td>\(HTML.escape(entry.outcome))</td><td>\(HTML.escape(detail))</td></tr>"
+        }.joined()
+        var older = ""
+        if let next {
+            var query = ["before=\(next)"]
+            if let app { query.append("app=\(percent(app))") }
+            if let day { query.append("day=\(percent(day))") }
+            older = "<p><a href=\"/activity?\(query.joined(separator: "&amp;"))\">Older entries</a></p>"
+        }
+        return """
+        <h1>Activity</h1>
+        <p class="hint">Every pick, load, fetch, image and video request and every decision, newest first.</p>
+        <form class="filters" method="get" action="/activity">
+        <label>App <select name="app">\(choices)</select></label>
+        <label>Day <input type="date" name="day" value="\(HTML.escape(day ?? ""))"></label>
+        <button type="submit">Show</button>
+        </form>
+        \(entries.isEmpty ? "<p class=\"empty\">Nothing recorded for this choice.</p>" : "<table class=\"activity\"><thead><tr><th>Time</th><th>App</th><th>What</th><th>Count</th><th>Outcome</th><th>Detail</th></tr></thead><tbody>\(rows)</tbody></table>")
+        \(older)
+        """
+    }
+
+    // MARK: Formatting
+
+    static func dateText(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        return formatter.string(from: date)
+    }
+
+    static func byteCount(_ bytes: Int64) -> String {
+        bytes < 1024 ? "\(bytes) B" : bytes < 1 << 20 ? String(format: "%.1f KB", Double(bytes) / 1024)
+            : String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+
+    static func percent(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+    }
+
+    static func text(_ value: JSONValue) -> String? {
+        if case .string(let string) = value { return string }
+        return nil
+    }
+
+    static func number(_ value: JSONValue) -> Double? {
+        if case .number(let number) = value { return number }
+        return nil
+    }
+}

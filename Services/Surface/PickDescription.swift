@@ -1,0 +1,35 @@
+import LightboxProtocol
+
+/// What a pick asks for, in words the owner reads on the sheet: "Demo App wants up to 3 photos or
+/// videos, in order".
+enum PickDescription {
+    static func sentence(appName: String, _ configuration: PickerConfiguration) -> String {
+        let limit = configuration.selectionLimit
+        let quantity = switch limit {
+        case 0: "any number of"
+        case 1: "one"
+        default: "up to \(limit)"
+        }
+        let things = noun(configuration.filter, singular: limit == 1)
+        let order = configuration.selection == .ordered && limit != 1 ? ", in order" : ""
+        return "\(appName) wants \(quantity) \(things)\(order)"
+    }
+
+    static func noun(_ filter: PickerFilter?, singular: Bool) -> String {
+        guard let filter else { return singular ? "photo or video" : "photos or videos" }
+        switch filter {
+        case .images: return singular ? "photo" : "photos"
+        case .videos: return singular ? "video" : "videos"
+        case .livePhotos: return singular ? "Live Photo" : "Live Photos"
+        case .screenshots: return singular ? "screenshot" : "screenshots"
+        case .panoramas: return singular ? "panorama" : "panoramas"
+        case .bursts: return singular ? "burst" : "bursts"
+        case .slomoVideos: return singular ? "slow-motion video" : "slow-motion videos"
+        case .timelapseVideos: return singular ? "time-lapse video" : "time-lapse videos"
+        case .animatedImages: return singular ? "animated image" : "animated images"
+        case .any(let filters): return filters.map { noun($0, singular: singular) }.joined(separator: " or ")
+        case .all(let filters): return filters.map { noun($0, singular: singular) }.joined(separator: " that are ")
+        case .not(let filter): return (singular ? "item" : "items") + " other than " + noun(filter, singular: false)
+        }
+    }
+}

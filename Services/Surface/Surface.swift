@@ -1,0 +1,71 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LightboxClient
+import LightboxTransport
+import Logging
+
+/// lightbox-surface: the owner's trusted surface, a web app on loopback. It holds the owner key and
+/// talks to both services like any other owner client — it decodes no media and stores no
+/// permissions — and serves the pick sheet, the authorization alerts, the privacy center, the
+/// activity report and the library to the owner's browser.
+public struct Surface: Sendable {
+    public struct Configuration: Sendable {
+        public var directory: ServiceDirectory
+        public var host = "127.0.0.1"
+        public var port = 7710
+
+        public init(directory: ServiceDirectory) {
+            self.directory = directory
+        }
+
+        public var listen: String { "\(host):\(port)" }
+    }
+
+    let configuration: Configuration
+    let logger: Logger
+
+    public init(_ configuration: Configuration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Serves until SIGTERM or SIGINT.
+    public func run() async throws {
+        let directory = configuration.directory
+        try PrivateDataFolder.secure(directory.dataDirectory)
+        // The auth service writes the owner's key on its first start.
+        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        let ownerKey = try directory.ownerKeyPair()
+        let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(30), logger: logger))
+        let settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(30), logger: logger))
+        let feed = OwnerFeed(logger: logger)
+        let follower = Task { await feed.follow(owner: owner, settings: settings) }
+        defer { follower.cancel() }
+
+        let routes = SurfaceRoutes(owner: owner, settings: settings, feed: feed, sessions: SessionStore(),
+                                   login: SurfaceLogin(dataDirectory: directory.dataDirectory), logger: logger)
+        let router = Router(context: SurfaceContext.self)
+        router.add(middleware: SurfaceGuard(port: configuration.port, sessions: routes.sessions))
+        routes.register(on: router)
+        let application = Application(
+            router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+            onServerRunning: { _ in try? await announce() }, logger: logger)
+        try await application.runService()
+    }
+
+    /// Writes where the surface listens and a fresh one-time login address, and prints it.
+    func announce() async throws {
+        let login = SurfaceLogin(dataDirectory: configuration.directory.dataDirectory)
+        try FileManager.default.createDirectory(at: login.folder, withIntermediateDirectories: true)
+        try Data(configuration.listen.utf8).write(to: login.listenFile, options: .atomic)
+        let url = try login.mintURL(listen: configuration.listen)
+        try Data((url + "\n").utf8).write(to: login.loginURLFile, options: .atomic)
+        logger.info("lightbox-surface serving", metadata: ["listen": "\(configuration.listen)"])
+        FileHandle.standardOutput.write(Data("lightbox-surface: open \(url) to log in (once; `lightbox user login` makes a new address)\n".utf8))
+    }
+
+    static func json<T: Encodable>(_ value: T) -> String {
+        (try? WireCoding.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import LightboxClient
+import Logging
+
+/// Every route of the surface: pages, the event stream, thumbnails, and the small JSON API the
+/// page's scripts call (each POST checked for its CSRF token by `SurfaceGuard`).
+struct SurfaceRoutes: Sendable {
+    let owner: OwnerSurface
+    let settings: OwnerSettings
+    let feed: OwnerFeed
+    let sessions: SessionStore
+    let login: SurfaceLogin
+    let logger: Logger
+
+    /// The largest JSON body a page sends (a selection of a few thousand identifiers).
+    static let maximumBody = 4 << 20
+
+    func register(on router: Router<SurfaceContext>) {
+        router.get("/login") { request, _ in try await logIn(request) }
+        router.get("/static/:file") { _, context in try staticFile(context.parameters.get("file") ?? "") }
+
+        router.get("/") { _, context in
+            Pages.page(.picks, title: "Requests", csrf: context.session?.csrf ?? "", body: Pages.requests(await feed.current))
+        }
+        router.get("/library") { _, context in Pages.page(.library, title: "Library", csrf: context.session?.csrf ?? "", body: Pages.library()) }
+        router.get("/asset") { request, context in
+            let details = try await owner.details(of: try required(request, "id"))
+            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "", body: Pages.asset(details))
+        }
+        router.get("/privacy") { _, context in
+            Pages.page(.privacy, title: "Privacy", csrf: context.session?.csrf ?? "", body: Pages.privacy(try await settings.apps()))
+        }
+        router.get("/activity") { request, context in try await activity(request, context) }
+
+        router.get("/events") { _, _ in await events() }
+        router.get("/api/state") { _, _ in json(await feed.current) }
+        router.get("/api/assets") { request, _ in try await assetPage(request) }
+        router.get("/thumb") { request, _ in try await thumbnail(request) }
+        router.get("/api/apps/detail") { request, _ in json(try await settings.accessDetail(of: try required(request, "app"))) }
+
+        router.post("/api/picks/choose") { request, _ in
+            let body = try await decode(ChooseBody.self, request)
+            let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil)
+            return json(ChooseResponse(delivered: delivered))
+        }
+        router.post("/api/picks/cancel") { request, _ in
+            try await owner.cancel(try await decode(CancelPickRequest.self, request).pick)
+            return json(Empty())
+        }
+        router.post("/api/prompts/answer") { request, _ in
+            let body = try await decode(AnswerPromptRequest.self, request)
+            try await settings.answer(body.prompt, body.answer, selection: body.selection)
+            return json(Empty())
+        }
+        router.post("/api/apps/access") { request, _ in json(try await settings.setAccess(try await decode(SetAccessRequest.self, request))) }
+        router.post("/api/apps/revoke") { request, _ in
+            json(RevokeResponse(revoked: try await owner.revokeAll(of: try await decode(AppBody.self, request).app)))
+        }
+        router.post("/api/assets/offload") { request, _ in
+            try await owner.offload(try await decode(AssetRequest.self, request).asset)
+            return json(Empty())
+        }
+        router.post("/api/assets/restore") { request, _ in
+            try await owner.restore(try await decode(AssetRequest.self, request).asset)
+            return json(Empty())
+        }
+        router.post("/api/import") { request, _ in try await startImport(try await decode(ImportRequest.self, request).path) }
+    }
+
+    struct ChooseBody: Codable, Sendable {
+        var pick: String
+        var assets: [String]
+        var removeLocation: Bool?
+    }
+
+    struct AppBody: Codable, Sendable {
+        var app: String
+    }
+
+    // MARK: Handlers
+
+    func logIn(_ request: Request) async throws -> Response {
+        guard let secret = request.uri.queryParameters.get("secret"), login.redeem(secret) else {
+            return Pages.refusal(.unauthorized, title: "This login address does not work",
+                                 message: "Each login address works once. Make a new one with `lightbox user login` and open it.")
+        }
+        let session = await sessions.create()
+        var response = Response(status: .seeOther, headers: [.location: "/"])
+        response.setCookie(Cookie(name: SurfaceGuard.sessionCookie, value: session.id, maxAge: Int(SessionStore.lifetime), path: "/",
+                                  httpOnly: true, sameSite: .strict))
+        logger.info("the owner logged in to the surface")
+        return response
+    }
+
+    func events() async -> Response {
+        let (id, stream) = await feed.subscribe()
+        let feed = self.feed
+        return Response(
+            status: .ok, headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { writer in
+                defer { Task { await feed.unsubscribe(id) } }
+                for await message in stream { try await writer.write(ByteBuffer(string: message)) }
+                try await writer.finish(nil)
+            })
+    }
+
+    func assetPage(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        let filter = try query.get("filter").flatMap { $0.isEmpty ? nil : try PickerFilter(parsing: $0) }
+        let page = try await owner.assetPage(pick: query.get("pick").flatMap { $0.isEmpty ? nil : $0 }, filter: filter,
+                                             limit: Int(query.get("limit") ?? "") ?? 60, after: query.get("after").flatMap { $0.isEmpty ? nil : $0 })
+        return json(page)
+    }
+
+    func thumbnail(_ request: Request) async throws -> Response {
+        let asset = try required(request, "asset")
+        let side = min(max(Int(request.uri.queryParameters.get("side") ?? "") ?? 256, 16), 1024)
+        let (info, jpeg) = try await owner.thumbnail(of: asset, side: side)
+        let etag = "\"\(info.etag)\""
+        let caching: HTTPFields = [.eTag: etag, .cacheControl: "private, max-age=86400"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: caching) }
+        var headers = caching
+        headers[.contentType] = "image/jpeg"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+
+    func activity(_ request: Request, _ context: SurfaceContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let app = query.get("app").flatMap { $0.isEmpty ? nil : $0 }
+        let day = query.get("day").flatMap { $0.isEmpty ? nil : $0 }
+        var audit = AuditRequest(app: app, before: query.get("before").flatMap { Int64($0) }, limit: 100)
+        if let day {
+            let parser = DateFormatter()
+            parser.locale = Locale(identifier: "en_US_POSIX")
+            parser.timeZone = TimeZone(identifier: "UTC")
+            parser.dateFormat = "yyyy-MM-dd"
+            guard let start = parser.date(from: day) else {
+                throw HTTPError(.badRequest, message: "The day must look like 2026-11-23.")
+            }
+            audit.since = start
+            audit.until = start.addingTimeInterval(86_400)
+        }
+        let page = try await settings.audit(audit)
+        return Pages.page(.activity, title: "Activity", csrf: context.session?.csrf ?? "",
+                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next))
+    }
+
+    /// Imports in the background; the pages hear its progress as `import` events.
+    func startImport(_ path: String) async throws -> Response {
+        let owner = self.owner, feed = self.feed, logger = self.logger
+        Task {
+            do {
+                let summary = try await owner.importLibrary(at: path) { step in
+                    Task { await feed.broadcast(event: "import", json: Surface.json(step)) }
+                }
+                await feed.broadcast(event: "imported", json: Surface.json(summary))
+            } catch {
+                logger.warning("an import from the surface failed", metadata: ["error": "\(error)"])
+                await feed.broadcast(event: "importFailed", json: Surface.json(Self.errorBody(error)))
+            }
+        }
+        return json(Empty(), status: .accepted)
+    }
+
+    // MARK: Helpers
+
+    func staticFile(_ name: String) throws -> Response {
+        let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]
+        let fileExtension = (name as NSString).pathExtension
+        // Only plain names of our own files: no separators, no dots but the extension's.
+        guard name.range(of: #"^[a-z][a-z0-9-]*\.(css|js|svg)$"#, options: .regularExpression) != nil, let type = types[fileExtension],
+              let folder = Bundle.module.url(forResource: "Web", withExtension: nil),
+              let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+            throw HTTPError(.notFound)
+        }
+        return Response(status: .ok, headers: [.contentType: type, .cacheControl: "no-cache"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    func required(_ request: Request, _ name: String) throws -> String {
+        guard let value = request.uri.queryParameters.get(name), !value.isEmpty else {
+            throw HTTPError(.badRequest, message: "The address needs ?\(name)=….")
+        }
+        return value
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        var request = request
+        let buffer = try await request.collectBody(upTo: Self.maximumBody)
+        do {
+            return try WireCoding.decode(T.self, from: Data(buffer: buffer))
+        } catch {
+            throw HTTPError(.badRequest, message: "The request body is not what this page sends.")
+        }
+    }
+
+    func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: Surface.json(value))))
+    }
+
+    static func errorBody(_ error: any Error) -> ErrorBody {
+        (error as? LightboxError) ?? LightboxError(.internal, "\(error)")
+    }
+}

@@ -1,0 +1,165 @@
+// The surface's page script: the event stream that brings picks and prompts, the JSON API (every
+// change carries the session's CSRF token), and each page's controls. No inline script: the CSP
+// allows only files served by the surface itself.
+const csrf = document.querySelector('meta[name="csrf-token"]')?.content || "";
+
+export async function api(method, path, body) {
+  const options = { method, headers: { Accept: "application/json" }, credentials: "same-origin" };
+  if (method !== "GET") {
+    options.headers["Content-Type"] = "application/json";
+    options.headers["X-CSRF-Token"] = csrf;
+    options.body = JSON.stringify(body ?? {});
+  }
+  const response = await fetch(path, options);
+  const text = await response.text();
+  let data = null;
+  try { data = text ? JSON.parse(text) : null; } catch { data = null; }
+  if (!response.ok) throw new Error((data && data.message) || `The surface answered ${response.status}.`);
+  return data;
+}
+
+export function element(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "class") { if (value) node.className = value; } else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+
+export function notify(message, isError = false) {
+  let box = document.getElementById("notice");
+  if (!box) {
+    box = element("div", { id: "notice", role: "status" });
+    document.body.append(box);
+  }
+  box.textContent = message;
+  box.className = isError ? "notice error" : "notice";
+  clearTimeout(notify.timer);
+  notify.timer = setTimeout(() => { box.className = "notice hidden"; }, 4000);
+}
+
+function renderQueue(state) {
+  const queue = document.getElementById("queue");
+  if (!queue) return;
+  if (state.picks.length === 0 && state.prompts.length === 0) {
+    queue.replaceChildren(element("p", { class: "empty" }, "Nothing is waiting for you."));
+    return;
+  }
+  queue.replaceChildren(element("ul", {},
+    ...state.picks.map((pick) => element("li", { class: "request", "data-pick": pick.pick }, pick.sentence)),
+    ...state.prompts.map((prompt) => element("li", { class: "request", "data-prompt": prompt.prompt }, prompt.appName + " asks for access"))));
+}
+
+async function follow() {
+  const { showNext } = await import("./sheet.js");
+  const source = new EventSource("/events");
+  source.addEventListener("state", (event) => {
+    const state = JSON.parse(event.data);
+    renderQueue(state);
+    showNext(state);
+    document.body.dataset.waiting = String(state.picks.length + state.prompts.length);
+  });
+  source.addEventListener("import", (event) => {
+    const step = JSON.parse(event.data);
+    const bar = document.getElementById("import-progress");
+    if (bar) {
+      bar.hidden = false;
+      bar.max = step.total;
+      bar.value = step.completed;
+      document.getElementById("import-status").textContent = `${step.completed} of ${step.total}: ${step.file}`;
+    }
+  });
+  source.addEventListener("imported", (event) => {
+    const summary = JSON.parse(event.data);
+    const status = document.getElementById("import-status");
+    if (status) status.textContent = `Imported ${summary.imported.length}, already there ${summary.unchanged.length}, failed ${summary.failed.length}.`;
+    const grid = document.getElementById("library-grid");
+    if (grid) startLibrary();
+  });
+  source.addEventListener("importFailed", (event) => notify(JSON.parse(event.data).message, true));
+}
+
+async function startLibrary() {
+  const { AssetGrid } = await import("./grid.js");
+  new AssetGrid(document.getElementById("library-grid"), { mode: "browse" });
+}
+
+function setUpLibrary() {
+  startLibrary();
+  document.getElementById("import").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const path = new FormData(event.target).get("path");
+    try {
+      await api("POST", "/api/import", { path });
+      document.getElementById("import-status").textContent = "Importing…";
+    } catch (error) {
+      notify(error.message, true);
+    }
+  });
+}
+
+function setUpAsset() {
+  for (const node of document.querySelectorAll("[data-asset-action]")) {
+    node.addEventListener("click", async () => {
+      try {
+        await api("POST", "/api/assets/" + node.dataset.assetAction, { asset: node.dataset.asset });
+        window.location.reload();
+      } catch (error) {
+        notify(error.message, true);
+      }
+    });
+  }
+}
+
+function setUpPrivacy() {
+  const status = document.getElementById("privacy-status");
+  const say = (text) => { status.textContent = text; };
+  for (const row of document.querySelectorAll("tr[data-app]")) {
+    const app = row.dataset.app;
+    const name = row.querySelector("strong").textContent;
+    const set = async (change) => {
+      const reply = await api("POST", "/api/apps/access", { app, ...change });
+      say(`${name}: photos ${reply.access.readWrite}, add-only ${reply.access.addOnly}.`);
+      window.setTimeout(() => window.location.reload(), 300);
+    };
+    for (const select of row.querySelectorAll("select[data-setting]")) {
+      select.addEventListener("change", async () => {
+        try {
+          if (select.value === "notDetermined") return await set({ reset: true });
+          if (select.dataset.setting === "readWrite" && select.value === "limited") {
+            const detail = await api("GET", "/api/apps/detail?app=" + encodeURIComponent(app));
+            const { editSelection } = await import("./sheet.js");
+            return editSelection(app, name, detail.selection, (selection) => set({ readWrite: "limited", selection }));
+          }
+          await set({ [select.dataset.setting]: select.value });
+        } catch (error) {
+          notify(error.message, true);
+        }
+      });
+    }
+    row.querySelector('[data-app-action="select"]').addEventListener("click", async () => {
+      const detail = await api("GET", "/api/apps/detail?app=" + encodeURIComponent(app));
+      const { editSelection } = await import("./sheet.js");
+      editSelection(app, name, detail.selection, (selection) => set({ readWrite: "limited", selection }));
+    });
+    row.querySelector('[data-app-action="reset"]').addEventListener("click", () => set({ reset: true }).catch((error) => notify(error.message, true)));
+    row.querySelector('[data-app-action="revoke"]').addEventListener("click", async () => {
+      try {
+        const reply = await api("POST", "/api/apps/revoke", { app });
+        say(`Revoked ${reply.revoked} item${reply.revoked === 1 ? "" : "s"} of ${name}.`);
+      } catch (error) {
+        notify(error.message, true);
+      }
+    });
+  }
+}
+
+const setUp = { library: setUpLibrary, privacy: setUpPrivacy };
+document.addEventListener("DOMContentLoaded", () => {
+  follow();
+  const page = document.body.dataset.page;
+  if (setUp[page]) setUp[page]();
+  if (document.querySelector("[data-asset-action]")) setUpAsset();
+});

@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import LightboxClient
+import LightboxTransport
+import Logging
+import Surface
+
+@main
+struct SurfaceServerCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "lightbox-surface",
+        abstract: "The owner's web surface on loopback: the pick sheet, authorization alerts, privacy center, activity and library.",
+        discussion: """
+        Holds the owner key (from the data directory) and talks to lightbox-auth and lightbox-picker like any other \
+        owner client. On start it prints a one-time login address (also written to DATA/surface/login-url); \
+        `lightbox user login` makes a new one. Only 127.0.0.1 / localhost are served.
+        """)
+
+    @Option(help: "Data directory with the keys. Env: LIGHTBOX_DATA.")
+    var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
+    @Option(help: "Address to serve on: 127.0.0.1:PORT (loopback only).") var listen = "127.0.0.1:7710"
+    @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
+    var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? ServiceDirectory.defaultAuthEndpoint
+    @Option(help: "lightbox-picker's endpoint. Env: LIGHTBOX_PICKER_ENDPOINT.")
+    var pickerEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? ServiceDirectory.defaultPickerEndpoint
+    @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+
+    func run() async throws {
+        let parts = listen.split(separator: ":")
+        guard parts.count == 2, let port = Int(parts[1]), (1...65535).contains(port),
+              ["127.0.0.1", "localhost"].contains(String(parts[0])) else {
+            throw ValidationError("--listen takes 127.0.0.1:PORT: the surface is the owner's alone and serves loopback only.")
+        }
+        PrivateDataFolder.restrictNewFiles()
+        ServiceLogging.bootstrap(level: Logger.Level(name: logLevel) ?? .info)
+        let logger = Logger(label: "lightbox.surface")
+        var configuration = Surface.Configuration(directory: ServiceDirectory(
+            dataDirectory: URL(fileURLWithPath: data), authEndpoint: authEndpoint, pickerEndpoint: pickerEndpoint))
+        configuration.host = "127.0.0.1"
+        configuration.port = port
+        try await Surface(configuration, logger: logger).run()
+    }
+}
