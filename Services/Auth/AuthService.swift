@@ -69,107 +69,118 @@ public final class AuthService: Sendable {
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await responder.answering(request, service: "lightbox-auth", logger: logger) {
-            switch request.op {
-            case .ping, .whoami:
-                responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
+        await Self.operations.handle(self, request, responder, logger: logger)
+    }
 
-            // Apps
-            case .authorizationStatus:
-                let app = try request.requireApp()
-                let level = try request.body(StatusRequest.self).level
-                let access = try await store.access(of: app)
-                let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
-                await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
-                responder.succeed(StatusResponse(level: level, status: status))
-            case .requestAuthorization:
-                try await requestAuthorization(request, responder)
-            case .presentLimitedLibraryPicker:
-                try await presentLimitedLibraryPicker(request, responder)
-            case .watch:
-                let app = try request.requireApp()
-                let since = try request.body(ChangesRequest.self).since
-                // Registered before the replay, so no change falls between the two; one that lands in
-                // both comes twice with the same token, and clients drop tokens they have seen.
-                await broadcaster.add(responder, for: app)
-                if let since {
-                    for change in try await store.changes(of: app, since: since) { responder.event(change) }
-                }
-            case .changes:
-                let app = try request.requireApp()
-                let since = try request.body(ChangesRequest.self).since ?? 0
-                let changes = try await store.changes(of: app, since: since)
-                let latest = try await store.latestToken(of: app)
-                responder.succeed(ChangesResponse(changes: changes, token: max(since, latest)))
+    func identifyService(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
+    }
 
-            // The owner
-            case .registerApp:
-                try request.requireOwner()
-                let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
-                logger.info("registered app", metadata: ["app": "\(manifest.id)"])
-                responder.succeed(AppManifestResponse(manifest: manifest))
-            case .listApps:
-                try request.requireOwner()
-                responder.succeed(AppListResponse(apps: try await registry.apps()))
-            case .prompts:
-                try request.requireOwner()
-                let wait = try request.body(PromptsRequest.self).waitMs ?? 0
-                await prompts.waitForPrompts(upTo: .milliseconds(min(max(wait, 0), 60_000)))
-                responder.succeed(PromptsResponse(prompts: await prompts.all()))
-            case .answerPrompt:
-                try request.requireOwner()
-                try await answerPrompt(try request.body(AnswerPromptRequest.self))
-                responder.succeed(Empty())
-            case .appAccess:
-                try request.requireOwner()
-                var list: [AppAccess] = []
-                for app in try await registry.apps() { list.append(try await appAccess(app)) }
-                responder.succeed(AppAccessListResponse(apps: list))
-            case .setAccess:
-                try request.requireOwner()
-                try await setAccess(try request.body(SetAccessRequest.self), responder)
-            case .accessDetail:
-                try request.requireOwner()
-                responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
-            case .audit:
-                try request.requireOwner()
-                responder.succeed(try await audit.entries(try request.body(AuditRequest.self)))
+    // MARK: Apps
 
-            // Services
-            case .identify:
-                try request.requireService()
-                let key = try request.body(IdentifyRequest.self).publicKey
-                guard let app = try await registry.app(withPublicKey: key) else {
-                    throw LightboxError(.notFound, "No app is registered with that key.")
-                }
-                responder.succeed(AppManifestResponse(manifest: app))
-            case .decide:
-                try request.requireService()
-                responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
-            case .assetCreated:
-                try request.requireService()
-                let body = try request.body(AssetCreatedRequest.self)
-                let access = try await store.access(of: body.app)
-                // Assets a limited app creates join its selection.
-                if access.readWrite == .limited {
-                    await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
-                }
-                await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
-                                               asset: body.asset)])
-                responder.succeed(Empty())
-            case .recordAudit:
-                try request.requireService()
-                let entries = try request.body(AuditRecordRequest.self).entries
-                await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
-                    var entry = entry
-                    entry.id = nil
-                    return entry
-                })
-                responder.succeed(Empty())
-            default:
-                throw LightboxError(.unknownOp, "lightbox-auth has no operation \"\(request.op)\".")
-            }
+    func authorizationStatus(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let level = try request.body(StatusRequest.self).level
+        let access = try await store.access(of: app)
+        let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
+        await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
+        responder.succeed(StatusResponse(level: level, status: status))
+    }
+
+    func watch(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let since = try request.body(ChangesRequest.self).since
+        // Registered before the replay, so no change falls between the two; one that lands in
+        // both comes twice with the same token, and clients drop tokens they have seen.
+        await broadcaster.add(responder, for: app)
+        if let since {
+            for change in try await store.changes(of: app, since: since) { responder.event(change) }
         }
+    }
+
+    func changes(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let since = try request.body(ChangesRequest.self).since ?? 0
+        let changes = try await store.changes(of: app, since: since)
+        let latest = try await store.latestToken(of: app)
+        responder.succeed(ChangesResponse(changes: changes, token: max(since, latest)))
+    }
+
+    // MARK: The owner
+
+    func registerApp(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
+        logger.info("registered app", metadata: ["app": "\(manifest.id)"])
+        responder.succeed(AppManifestResponse(manifest: manifest))
+    }
+
+    func listApps(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(AppListResponse(apps: try await registry.apps()))
+    }
+
+    func listPrompts(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let wait = try request.body(PromptsRequest.self).waitMs ?? 0
+        await prompts.waitForPrompts(upTo: .milliseconds(min(max(wait, 0), 60_000)))
+        responder.succeed(PromptsResponse(prompts: await prompts.all()))
+    }
+
+    func answerPrompt(_ request: IncomingRequest, _ responder: Responder) async throws {
+        try await answerPrompt(try request.body(AnswerPromptRequest.self))
+        responder.succeed(Empty())
+    }
+
+    func listAppAccess(_ request: IncomingRequest, _ responder: Responder) async throws {
+        var list: [AppAccess] = []
+        for app in try await registry.apps() { list.append(try await appAccess(app)) }
+        responder.succeed(AppAccessListResponse(apps: list))
+    }
+
+    func setAccess(_ request: IncomingRequest, _ responder: Responder) async throws {
+        try await setAccess(try request.body(SetAccessRequest.self), responder)
+    }
+
+    func accessDetail(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
+    }
+
+    func auditEntries(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await audit.entries(try request.body(AuditRequest.self)))
+    }
+
+    // MARK: Services
+
+    func identifyApp(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let key = try request.body(IdentifyRequest.self).publicKey
+        guard let app = try await registry.app(withPublicKey: key) else {
+            throw LightboxError(.notFound, "No app is registered with that key.")
+        }
+        responder.succeed(AppManifestResponse(manifest: app))
+    }
+
+    func decide(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
+    }
+
+    func assetCreated(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let body = try request.body(AssetCreatedRequest.self)
+        let access = try await store.access(of: body.app)
+        // Assets a limited app creates join its selection.
+        if access.readWrite == .limited {
+            await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
+        }
+        await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
+                                       asset: body.asset)])
+        responder.succeed(Empty())
+    }
+
+    func recordAudit(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let entries = try request.body(AuditRecordRequest.self).entries
+        await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
+            var entry = entry
+            entry.id = nil
+            return entry
+        })
+        responder.succeed(Empty())
     }
 
     // MARK: Prompts
