@@ -12,6 +12,10 @@ public final class AuthService: Sendable {
         public var endpoint: String
         /// How long an authorization prompt waits for the owner before the app gets `timeout`.
         public var promptTimeout: Duration = .seconds(120)
+        /// How often open watches get a keep-alive; sending it finds the connections that are gone.
+        public var watchKeepAlive: Duration = .seconds(30)
+        /// Authorization and limited-library requests one app may have waiting for the owner.
+        public var promptWaitsPerApp = 32
 
         public init(dataDirectory: URL, endpoint: String) {
             self.dataDirectory = dataDirectory
@@ -28,6 +32,8 @@ public final class AuthService: Sendable {
     let prompts: PromptCenter
     let broadcaster = ChangeBroadcaster()
     let launches = LaunchTracker()
+    /// Requests waiting on the owner, per app; they hold no handler slot while they wait.
+    let promptWaits: PerAppLimit
     let configuration: Configuration
     let keys: KeyDirectory
     let logger: Logger
@@ -37,6 +43,7 @@ public final class AuthService: Sendable {
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         prompts = PromptCenter(timeout: configuration.promptTimeout)
+        promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
         let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         registry = AppRegistry(database: database)
         store = AuthorizationStore(database: database)
@@ -61,7 +68,18 @@ public final class AuthService: Sendable {
             await handle(request, responder)
         }
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
+        let broadcaster = self.broadcaster
+        let interval = configuration.watchKeepAlive
+        let logger = self.logger
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let released = await broadcaster.keepAlive()
+                if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
+            }
+        }
         await shutdown.wait()
+        keepAlive.cancel()
         logger.info("lightbox-auth stopping")
         server.stop()
         await server.waitUntilStopped()
@@ -205,17 +223,26 @@ public final class AuthService: Sendable {
             throw LightboxError(.missingUsageDescription,
                                 "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
         }
+        guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
         let prompt = await prompts.open(kind: .authorization, app: app, appName: manifest.name, level: level,
                                         usageDescription: usage, selection: [])
         responder.event(PromptShown(prompt: prompt.prompt))
         logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
-        switch await prompts.wait(for: prompt.prompt) {
-        case .status(let answered):
-            responder.succeed(StatusResponse(level: level, status: answered))
-        default:
-            await audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
-            throw LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later.")
+        // The handler returns now; the answer (or the time-out) is sent when it comes, holding no handler slot.
+        Task { [self] in
+            defer { promptWaits.leave(app) }
+            switch await prompts.wait(for: prompt.prompt) {
+            case .status(let answered):
+                responder.succeed(StatusResponse(level: level, status: answered))
+            default:
+                await audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
+                responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
+            }
         }
+    }
+
+    func tooManyPromptWaits(_ app: String) -> LightboxError {
+        LightboxError(.busy, "App \(app) already has \(promptWaits.limit) requests waiting for the owner, its limit; wait for the owner to answer before asking again.")
     }
 
     func presentLimitedLibraryPicker(_ request: IncomingRequest, _ responder: Responder) async throws {
@@ -225,13 +252,24 @@ public final class AuthService: Sendable {
             await audit.record(app: app, operation: "expand", outcome: "notLimited")
             throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
         }
-        let prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection)
+        guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
+        let prompt: OwnerPrompt
+        do {
+            prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection)
+        } catch {
+            promptWaits.leave(app)
+            throw error
+        }
         responder.event(PromptShown(prompt: prompt.prompt))
-        switch await prompts.wait(for: prompt.prompt) {
-        case .selection(let added):
-            responder.succeed(LimitedLibraryPickerResponse(added: added))
-        default:
-            throw LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed.")
+        // As for authorization: the reply is sent when the owner finishes, from outside the handler.
+        Task { [self] in
+            defer { promptWaits.leave(app) }
+            switch await prompts.wait(for: prompt.prompt) {
+            case .selection(let added):
+                responder.succeed(LimitedLibraryPickerResponse(added: added))
+            default:
+                responder.fail(LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed."))
+            }
         }
     }
 

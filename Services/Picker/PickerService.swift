@@ -16,6 +16,8 @@ public final class PickerService: Sendable {
         public var tokenLifetime: Duration = .seconds(3600)
         /// How long a pick waits for the owner before the app gets `timeout`.
         public var pickTimeout: Duration = .seconds(600)
+        /// Picks one app may have waiting for the owner at once.
+        public var pendingPicksPerApp = 16
         /// Folders imported (idempotently) before serving.
         public var importOnStart: [URL] = []
         /// The cloud tier's folder (default DATA/picker/cloud).
@@ -179,7 +181,10 @@ public final class PickerService: Sendable {
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
-        let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration, responder: responder)
+        guard let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration,
+                                                responder: responder, limit: self.configuration.pendingPicksPerApp) else {
+            throw LightboxError(.busy, "App \(app) already has \(self.configuration.pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
+        }
         responder.event(PickStarted(pick: session.id))
         auditReporter.record(app: app, operation: "pick:opened", assetCount: configuration.selectionLimit, outcome: "waiting")
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
