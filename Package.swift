@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media"],
+            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker"],
             path: "Tests/EndToEndTests"
         ),
     ],
