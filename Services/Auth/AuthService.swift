@@ -224,21 +224,21 @@ public final class AuthService: Sendable {
                                 "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
         }
         guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
+        // The handler returns once the prompt is open; the answer (or the time-out) is sent when it
+        // comes, holding no handler slot.
         let prompt = await prompts.open(kind: .authorization, app: app, appName: manifest.name, level: level,
-                                        usageDescription: usage, selection: [])
-        responder.event(PromptShown(prompt: prompt.prompt))
-        logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
-        // The handler returns now; the answer (or the time-out) is sent when it comes, holding no handler slot.
-        Task { [self] in
-            defer { promptWaits.leave(app) }
-            switch await prompts.wait(for: prompt.prompt) {
+                                        usageDescription: usage, selection: []) { [self] outcome in
+            promptWaits.leave(app)
+            switch outcome {
             case .status(let answered):
                 responder.succeed(StatusResponse(level: level, status: answered))
             default:
-                await audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
+                Task { await audit.record(app: app, operation: "request:\(level)", outcome: "timeout") }
             }
         }
+        responder.event(PromptShown(prompt: prompt.prompt))
+        logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
     }
 
     func tooManyPromptWaits(_ app: String) -> LightboxError {
@@ -253,30 +253,31 @@ public final class AuthService: Sendable {
             throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
         }
         guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
-        let prompt: OwnerPrompt
-        do {
-            prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection)
-        } catch {
-            promptWaits.leave(app)
-            throw error
-        }
-        responder.event(PromptShown(prompt: prompt.prompt))
         // As for authorization: the reply is sent when the owner finishes, from outside the handler.
-        Task { [self] in
-            defer { promptWaits.leave(app) }
-            switch await prompts.wait(for: prompt.prompt) {
+        let answer: @Sendable (PromptCenter.Outcome) -> Void = { [self] outcome in
+            promptWaits.leave(app)
+            switch outcome {
             case .selection(let added):
                 responder.succeed(LimitedLibraryPickerResponse(added: added))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed."))
             }
         }
+        let prompt: OwnerPrompt
+        do {
+            prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection, then: answer)
+        } catch {
+            promptWaits.leave(app)
+            throw error
+        }
+        responder.event(PromptShown(prompt: prompt.prompt))
     }
 
-    func openLimitedLibraryPrompt(app: String, selection: [String]) async throws -> OwnerPrompt {
+    func openLimitedLibraryPrompt(app: String, selection: [String],
+                                  then callback: (@Sendable (PromptCenter.Outcome) -> Void)? = nil) async throws -> OwnerPrompt {
         let name = try await registry.app(withID: app)?.name ?? app
         return await prompts.open(kind: .limitedLibrary, app: app, appName: name, level: .readWrite, usageDescription: nil,
-                                  selection: selection)
+                                  selection: selection, then: callback)
     }
 
     func answerPrompt(_ answer: AnswerPromptRequest) async throws {
