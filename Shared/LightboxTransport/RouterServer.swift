@@ -15,7 +15,8 @@ public final class RouterServer: Sendable {
         /// Messages queued per peer before sends report EAGAIN. Streams stay far below it by credit.
         public var highWaterMark: Int32 = 256
         /// Largest single frame accepted; a bigger one drops the connection (libzmq's ZMQ_MAXMSGSIZE).
-        public var maximumMessageSize: Int64 = 16 << 20
+        /// libzmq checks the frame as sent, CURVE box included: the margin lets a 16 MiB file through.
+        public var maximumMessageSize: Int64 = (16 << 20) + (64 << 10)
         /// Largest whole message (all frames together), counted while its frames are read: a bigger
         /// one is discarded frame by frame and answered with `badRequest`.
         public var maximumMessageBytes = (16 << 20) + (1 << 20)

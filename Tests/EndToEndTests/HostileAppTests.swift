@@ -128,8 +128,15 @@ import Testing
             }
         }
         #expect(try await app.request(.ping, Empty(), as: ServiceIdentity.self).service == "picker")
+        // A file of exactly 16 MiB, the documented maximum, still reaches the handler (this app may not add: notAuthorized).
+        do {
+            for try await _ in app.send(.createAsset, CreateAssetRequest(fileName: "max.jpg"), attachments: [Data(count: 16 << 20)]) {}
+            Issue.record("an app without addOnly access must be refused")
+        } catch let error as LightboxError {
+            #expect(error.code == .notAuthorized)
+        }
         let after = harness.peakMemory(of: harness.picker)
-        print("lightbox-picker peak resident memory: \(before >> 20) MiB before, \(after >> 20) MiB after five 24 MiB messages")
+        print("lightbox-picker peak resident memory: \(before >> 20) MiB before, \(after >> 20) MiB after five 24 MiB messages and one 16 MiB file")
         // libzmq holds one message while we read it; nothing of the refused frames is kept.
         #expect(after - before < 200 << 20)
     }
