@@ -112,6 +112,39 @@ import Testing
         #expect(answered.withLock { $0 }.allSatisfy { $0 == .authorized })
     }
 
+    @Test func anAppsPendingPicksAreLimitedAndHoldNoHandlerSlot() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        let app = try await harness.registerApp("picky")
+        let limit = PickerService.Configuration(dataDirectory: URL(fileURLWithPath: "/"), endpoint: "", authEndpoint: "").pendingPicksPerApp
+        let started = Tally(0)
+        let outcomes = Tally<[ErrorCode]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<(limit + 4) {
+                group.addTask {
+                    do {
+                        for try await reply in app.send(.pick, PickRequest(configuration: PickerConfiguration()), timeout: .seconds(30))
+                        where reply.status == .event { started.withLock { $0 += 1 } }
+                    } catch let error as LightboxError {
+                        outcomes.withLock { $0.append(error.code) }
+                    }
+                }
+            }
+            for _ in 0..<200 where started.withLock({ $0 }) + outcomes.withLock({ $0.count }) < limit + 4 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            // The waiting picks hold no handler slot: the same app is still served.
+            #expect(try await app.request(.ping, Empty(), as: ServiceIdentity.self).service == "picker")
+            let owner = try await harness.owner()
+            let pending = try await owner.pendingPicks()
+            #expect(pending.count == limit)
+            for pick in pending { try await owner.cancel(pick.pick) }
+            try await group.waitForAll()
+        }
+        #expect(started.withLock { $0 } == limit)
+        #expect(outcomes.withLock { $0 } == Array(repeating: .busy, count: 4))
+    }
+
     @Test func anOversizedMessageIsRefusedWithBoundedMemory() async throws {
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
