@@ -87,6 +87,27 @@ import Testing
         print("whoami from another app, ms: p50 \(before.p50) p99 \(before.p99) alone; p50 \(during.p50) p99 \(during.p99) beside a peer that never reads (sent \(hostile.sent.withLock { $0 }))")
     }
 
+    @Test func aPeerWhoseRepliesCannotMoveForTheTimeBoundIsDropped() async throws {
+        let running = try start { configuration in
+            configuration.highWaterMark = 16
+            configuration.maximumQueuedReplies = 1_000_000
+            configuration.stalledPeerTimeout = .milliseconds(500)
+        }
+        defer { running.server.stop() }
+        let hostile = NonReadingPeer(endpoint: running.endpoint, serverKey: running.serverKey,
+                                     keyPair: try TestBus.makeKeyPair(as: .app("slow")), count: 3000) { index in
+            NonReadingPeer.request(index == 0 ? .watch : .whoami, id: "s\(index)")
+        }
+        defer { hostile.stop() }
+        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        let watch = try #require(running.kept.withLock { $0.first })
+        for _ in 0..<100 where watch.isConnected { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!watch.isConnected)
+        // Another app is served all along.
+        let other = try connect(running, as: .app("other"))
+        #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:other")
+    }
+
     @Test func aWholeMessageOverTheLimitIsRefusedAndTheServiceGoesOn() async throws {
         let running = try start { $0.maximumMessageBytes = 2 << 20 }
         defer { running.server.stop() }
