@@ -909,6 +909,10 @@ class Connection:
         try:
             self._socket.setsockopt(zmq.LINGER, 0)
             self._socket.setsockopt(zmq.RECONNECT_IVL, 100)
+            # ZMTP heartbeats, as the services set them: a dead service is noticed and reconnected.
+            self._socket.setsockopt(zmq.HEARTBEAT_IVL, 5000)
+            self._socket.setsockopt(zmq.HEARTBEAT_TIMEOUT, 15000)
+            self._socket.setsockopt(zmq.HEARTBEAT_TTL, 15000)
             # A DEALER with no usable peer (e.g. its key was refused) blocks sends: bound the wait.
             self._socket.setsockopt(zmq.SNDTIMEO, max(1, int(timeout * 1000)))
             self._socket.curve_secretkey = key_pair.secret.encode("ascii")

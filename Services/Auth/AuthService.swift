@@ -12,6 +12,10 @@ public final class AuthService: Sendable {
         public var endpoint: String
         /// How long an authorization prompt waits for the owner before the app gets `timeout`.
         public var promptTimeout: Duration = .seconds(120)
+        /// How often open watches get a keep-alive; sending it finds the connections that are gone.
+        public var watchKeepAlive: Duration = .seconds(30)
+        /// Authorization and limited-library requests one app may have waiting for the owner.
+        public var promptWaitsPerApp = 32
 
         public init(dataDirectory: URL, endpoint: String) {
             self.dataDirectory = dataDirectory
@@ -28,6 +32,8 @@ public final class AuthService: Sendable {
     let prompts: PromptCenter
     let broadcaster = ChangeBroadcaster()
     let launches = LaunchTracker()
+    /// Requests waiting on the owner, per app; they hold no handler slot while they wait.
+    let promptWaits: PerAppLimit
     let configuration: Configuration
     let keys: KeyDirectory
     let logger: Logger
@@ -37,6 +43,7 @@ public final class AuthService: Sendable {
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         prompts = PromptCenter(timeout: configuration.promptTimeout)
+        promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
         let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         registry = AppRegistry(database: database)
         store = AuthorizationStore(database: database)
@@ -61,7 +68,18 @@ public final class AuthService: Sendable {
             await handle(request, responder)
         }
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
+        let broadcaster = self.broadcaster
+        let interval = configuration.watchKeepAlive
+        let logger = self.logger
+        let keepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                let released = await broadcaster.keepAlive()
+                if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
+            }
+        }
         await shutdown.wait()
+        keepAlive.cancel()
         logger.info("lightbox-auth stopping")
         server.stop()
         await server.waitUntilStopped()
@@ -69,110 +87,118 @@ public final class AuthService: Sendable {
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await responder.answering(request, service: "lightbox-auth", logger: logger) {
-            switch request.op {
-            case .ping, .whoami:
-                responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
+        await Self.operations.handle(self, request, responder, logger: logger)
+    }
 
-            // Apps
-            case .authorizationStatus:
-                let app = try request.requireApp()
-                let level = try request.body(StatusRequest.self).level
-                let access = try await store.access(of: app)
-                let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
-                await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
-                responder.succeed(StatusResponse(level: level, status: status))
-            case .requestAuthorization:
-                try await requestAuthorization(request, responder)
-            case .presentLimitedLibraryPicker:
-                try await presentLimitedLibraryPicker(request, responder)
-            case .watch:
-                let app = try request.requireApp()
-                let since = try request.body(ChangesRequest.self).since
-                // Registered before the replay, so no change falls between the two; one that lands in
-                // both comes twice with the same token, and clients drop tokens they have seen.
-                await broadcaster.add(responder, for: app)
-                if let since {
-                    for change in try await store.changes(of: app, since: since) { responder.event(change) }
-                }
-            case .changes:
-                let app = try request.requireApp()
-                let since = try request.body(ChangesRequest.self).since ?? 0
-                let changes = try await store.changes(of: app, since: since)
-                let latest = try await store.latestToken(of: app)
-                responder.succeed(ChangesResponse(changes: changes, token: max(since, latest)))
+    func identifyService(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(ServiceIdentity(service: "auth", principal: request.principal.userId))
+    }
 
-            // The owner
-            case .registerApp:
-                try request.requireOwner()
-                let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
-                logger.info("registered app", metadata: ["app": "\(manifest.id)"])
-                responder.succeed(AppManifestResponse(manifest: manifest))
-            case .listApps:
-                try request.requireOwner()
-                responder.succeed(AppListResponse(apps: try await registry.apps()))
-            case .prompts:
-                try request.requireOwner()
-                let wait = try request.body(PromptsRequest.self).waitMs ?? 0
-                await prompts.waitForPrompts(upTo: .milliseconds(min(max(wait, 0), 60_000)))
-                responder.succeed(PromptsResponse(prompts: await prompts.all()))
-            case .answerPrompt:
-                try request.requireOwner()
-                try await answerPrompt(try request.body(AnswerPromptRequest.self))
-                responder.succeed(Empty())
-            case .appAccess:
-                try request.requireOwner()
-                var list: [AppAccess] = []
-                for app in try await registry.apps() { list.append(try await appAccess(app)) }
-                responder.succeed(AppAccessListResponse(apps: list))
-            case .setAccess:
-                try request.requireOwner()
-                try await setAccess(try request.body(SetAccessRequest.self), responder)
-            case .accessDetail:
-                try request.requireOwner()
-                responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
-            case .audit:
-                try request.requireOwner()
-                responder.succeed(try await audit.entries(try request.body(AuditRequest.self)))
+    // MARK: Apps
 
-            // Services
-            case .identify:
-                try request.requireService()
-                let key = try request.body(IdentifyRequest.self).publicKey
-                guard let app = try await registry.app(withPublicKey: key) else {
-                    throw LightboxError(.notFound, "No app is registered with that key.")
-                }
-                responder.succeed(AppManifestResponse(manifest: app))
-            case .decide:
-                try request.requireService()
-                responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
-            case .confirmDelete:
-                try request.requireService()
-                try await confirmDelete(request, responder)
-            case .assetCreated:
-                try request.requireService()
-                let body = try request.body(AssetCreatedRequest.self)
-                let access = try await store.access(of: body.app)
-                // Assets a limited app creates join its selection.
-                if access.readWrite == .limited {
-                    await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
-                }
-                await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
-                                               asset: body.asset)])
-                responder.succeed(Empty())
-            case .recordAudit:
-                try request.requireService()
-                let entries = try request.body(AuditRecordRequest.self).entries
-                await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
-                    var entry = entry
-                    entry.id = nil
-                    return entry
-                })
-                responder.succeed(Empty())
-            default:
-                throw LightboxError(.unknownOp, "lightbox-auth has no operation \"\(request.op)\".")
-            }
+    func authorizationStatus(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let level = try request.body(StatusRequest.self).level
+        let access = try await store.access(of: app)
+        let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
+        await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
+        responder.succeed(StatusResponse(level: level, status: status))
+    }
+
+    func watch(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let since = try request.body(ChangesRequest.self).since
+        // Registered before the replay, so no change falls between the two; one that lands in
+        // both comes twice with the same token, and clients drop tokens they have seen.
+        await broadcaster.add(responder, for: app)
+        if let since {
+            for change in try await store.changes(of: app, since: since) { responder.event(change) }
         }
+    }
+
+    func changes(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        let since = try request.body(ChangesRequest.self).since ?? 0
+        let changes = try await store.changes(of: app, since: since)
+        let latest = try await store.latestToken(of: app)
+        responder.succeed(ChangesResponse(changes: changes, token: max(since, latest)))
+    }
+
+    // MARK: The owner
+
+    func registerApp(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let manifest = try await registry.register(try request.body(RegisterAppRequest.self).manifest)
+        logger.info("registered app", metadata: ["app": "\(manifest.id)"])
+        responder.succeed(AppManifestResponse(manifest: manifest))
+    }
+
+    func listApps(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(AppListResponse(apps: try await registry.apps()))
+    }
+
+    func listPrompts(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let wait = try request.body(PromptsRequest.self).waitMs ?? 0
+        await prompts.waitForPrompts(upTo: .milliseconds(min(max(wait, 0), 60_000)))
+        responder.succeed(PromptsResponse(prompts: await prompts.all()))
+    }
+
+    func answerPrompt(_ request: IncomingRequest, _ responder: Responder) async throws {
+        try await answerPrompt(try request.body(AnswerPromptRequest.self))
+        responder.succeed(Empty())
+    }
+
+    func listAppAccess(_ request: IncomingRequest, _ responder: Responder) async throws {
+        var list: [AppAccess] = []
+        for app in try await registry.apps() { list.append(try await appAccess(app)) }
+        responder.succeed(AppAccessListResponse(apps: list))
+    }
+
+    func setAccess(_ request: IncomingRequest, _ responder: Responder) async throws {
+        try await setAccess(try request.body(SetAccessRequest.self), responder)
+    }
+
+    func accessDetail(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await accessDetail(of: try request.body(AccessDetailRequest.self).app))
+    }
+
+    func auditEntries(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await audit.entries(try request.body(AuditRequest.self)))
+    }
+
+    // MARK: Services
+
+    func identifyApp(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let key = try request.body(IdentifyRequest.self).publicKey
+        guard let app = try await registry.app(withPublicKey: key) else {
+            throw LightboxError(.notFound, "No app is registered with that key.")
+        }
+        responder.succeed(AppManifestResponse(manifest: app))
+    }
+
+    func decide(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
+    }
+
+    func assetCreated(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let body = try request.body(AssetCreatedRequest.self)
+        let access = try await store.access(of: body.app)
+        // Assets a limited app creates join its selection.
+        if access.readWrite == .limited {
+            await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
+        }
+        await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
+                                       asset: body.asset)])
+        responder.succeed(Empty())
+    }
+
+    func recordAudit(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let entries = try request.body(AuditRecordRequest.self).entries
+        await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
+            var entry = entry
+            entry.id = nil
+            return entry
+        })
+        responder.succeed(Empty())
     }
 
     // MARK: Prompts
@@ -197,17 +223,26 @@ public final class AuthService: Sendable {
             throw LightboxError(.missingUsageDescription,
                                 "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
         }
+        guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
+        // The handler returns once the prompt is open; the answer (or the time-out) is sent when it
+        // comes, holding no handler slot.
         let prompt = await prompts.open(kind: .authorization, app: app, appName: manifest.name, level: level,
-                                        usageDescription: usage, selection: [])
+                                        usageDescription: usage, selection: []) { [self] outcome in
+            promptWaits.leave(app)
+            switch outcome {
+            case .status(let answered):
+                responder.succeed(StatusResponse(level: level, status: answered))
+            default:
+                responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
+                Task { await audit.record(app: app, operation: "request:\(level)", outcome: "timeout") }
+            }
+        }
         responder.event(PromptShown(prompt: prompt.prompt))
         logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
-        switch await prompts.wait(for: prompt.prompt) {
-        case .status(let answered):
-            responder.succeed(StatusResponse(level: level, status: answered))
-        default:
-            await audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
-            throw LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later.")
-        }
+    }
+
+    func tooManyPromptWaits(_ app: String) -> LightboxError {
+        LightboxError(.busy, "App \(app) already has \(promptWaits.limit) requests waiting for the owner, its limit; wait for the owner to answer before asking again.")
     }
 
     func presentLimitedLibraryPicker(_ request: IncomingRequest, _ responder: Responder) async throws {
@@ -217,20 +252,32 @@ public final class AuthService: Sendable {
             await audit.record(app: app, operation: "expand", outcome: "notLimited")
             throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
         }
-        let prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection)
-        responder.event(PromptShown(prompt: prompt.prompt))
-        switch await prompts.wait(for: prompt.prompt) {
-        case .selection(let added):
-            responder.succeed(LimitedLibraryPickerResponse(added: added))
-        default:
-            throw LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed.")
+        guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
+        // As for authorization: the reply is sent when the owner finishes, from outside the handler.
+        let answer: @Sendable (PromptCenter.Outcome) -> Void = { [self] outcome in
+            promptWaits.leave(app)
+            switch outcome {
+            case .selection(let added):
+                responder.succeed(LimitedLibraryPickerResponse(added: added))
+            default:
+                responder.fail(LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed."))
+            }
         }
+        let prompt: OwnerPrompt
+        do {
+            prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection, then: answer)
+        } catch {
+            promptWaits.leave(app)
+            throw error
+        }
+        responder.event(PromptShown(prompt: prompt.prompt))
     }
 
-    func openLimitedLibraryPrompt(app: String, selection: [String]) async throws -> OwnerPrompt {
+    func openLimitedLibraryPrompt(app: String, selection: [String],
+                                  then callback: (@Sendable (PromptCenter.Outcome) -> Void)? = nil) async throws -> OwnerPrompt {
         let name = try await registry.app(withID: app)?.name ?? app
         return await prompts.open(kind: .limitedLibrary, app: app, appName: name, level: .readWrite, usageDescription: nil,
-                                  selection: selection)
+                                  selection: selection, then: callback)
     }
 
     func answerPrompt(_ answer: AnswerPromptRequest) async throws {

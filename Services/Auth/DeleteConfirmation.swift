@@ -12,25 +12,27 @@ extension AuthService {
         guard let manifest = try await registry.app(withID: body.app) else {
             throw LightboxError(.notFound, "App \(body.app) is no longer registered.")
         }
-        let prompt = await prompts.open(kind: .deleteAssets, app: body.app, appName: manifest.name, level: nil,
-                                        usageDescription: nil, selection: body.assets)
-        responder.event(PromptShown(prompt: prompt.prompt))
-        logger.info("asking the owner to confirm a deletion", metadata: ["app": "\(body.app)", "assets": "\(body.assets.count)"])
-        let prompts = self.prompts
+        guard promptWaits.enter(body.app) else { throw tooManyPromptWaits(body.app) }
         let audit = self.audit
         let timeout = configuration.promptTimeout
-        Task {
-            switch await prompts.wait(for: prompt.prompt) {
+        // Registered with the prompt in one step, so an answer cannot come before anyone listens.
+        let answer: @Sendable (PromptCenter.Outcome) -> Void = { [promptWaits] outcome in
+            promptWaits.leave(body.app)
+            switch outcome {
             case .status(let status):
                 let allowed = status == .authorized
-                await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count,
-                                   outcome: allowed ? "allowed" : "declined")
                 responder.succeed(DeleteConfirmation(allowed: allowed))
+                Task { await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count,
+                                          outcome: allowed ? "allowed" : "declined") }
             default:
-                await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count, outcome: "timeout")
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(timeout); nothing was deleted."))
+                Task { await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count, outcome: "timeout") }
             }
         }
+        let prompt = await prompts.open(kind: .deleteAssets, app: body.app, appName: manifest.name, level: nil,
+                                        usageDescription: nil, selection: body.assets, then: answer)
+        responder.event(PromptShown(prompt: prompt.prompt))
+        logger.info("asking the owner to confirm a deletion", metadata: ["app": "\(body.app)", "assets": "\(body.assets.count)"])
     }
 
     /// The owner's answer to a `deleteAssets` prompt: allow or deny.

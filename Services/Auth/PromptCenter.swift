@@ -14,6 +14,13 @@ actor PromptCenter {
     private struct Pending {
         var prompt: OwnerPrompt
         var waiters: [CheckedContinuation<Outcome, Never>] = []
+        /// Requests answered from outside their handler, told the outcome once.
+        var callbacks: [@Sendable (Outcome) -> Void] = []
+
+        func finish(_ outcome: Outcome) {
+            for waiter in waiters { waiter.resume(returning: outcome) }
+            for callback in callbacks { callback(outcome) }
+        }
     }
 
     private var pending: [String: Pending] = [:]
@@ -25,17 +32,18 @@ actor PromptCenter {
         self.timeout = timeout
     }
 
-    /// The open prompt for this app and question, or a new one.
+    /// The open prompt for this app and question, or a new one. `then` is called once with its
+    /// outcome (registered in the same step, so no answer can slip in before it).
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-              selection: [String]) -> OwnerPrompt {
+              selection: [String], then callback: (@Sendable (Outcome) -> Void)? = nil) -> OwnerPrompt {
         // A second delete request is its own question (other assets), never joined to an open one.
-        if kind != .deleteAssets,
-           let existing = pending.values.first(where: { $0.prompt.app == app && $0.prompt.kind == kind && $0.prompt.level == level }) {
-            return existing.prompt
+        if kind != .deleteAssets, let existing = pending.first(where: { $0.value.prompt.app == app && $0.value.prompt.kind == kind && $0.value.prompt.level == level }) {
+            if let callback { pending[existing.key]?.callbacks.append(callback) }
+            return existing.value.prompt
         }
         let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,
                                  level: level, usageDescription: usageDescription, selection: selection, createdAt: Date())
-        pending[prompt.prompt] = Pending(prompt: prompt)
+        pending[prompt.prompt] = Pending(prompt: prompt, callbacks: callback.map { [$0] } ?? [])
         for watcher in ownerWatchers.values { watcher.resume() }
         ownerWatchers.removeAll()
         let timeout = self.timeout
@@ -55,16 +63,14 @@ actor PromptCenter {
     }
 
     private func expire(_ id: String) {
-        guard let entry = pending.removeValue(forKey: id) else { return }
-        for waiter in entry.waiters { waiter.resume(returning: .timedOut) }
+        pending.removeValue(forKey: id)?.finish(.timedOut)
     }
 
     func prompt(_ id: String) -> OwnerPrompt? { pending[id]?.prompt }
 
     /// Removes a prompt and hands its answer to everyone waiting on it.
     func resolve(_ id: String, with outcome: Outcome) {
-        guard let entry = pending.removeValue(forKey: id) else { return }
-        for waiter in entry.waiters { waiter.resume(returning: outcome) }
+        pending.removeValue(forKey: id)?.finish(outcome)
     }
 
     func all() -> [OwnerPrompt] {

@@ -24,6 +24,9 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a prompt waits for the owner before the app gets a timeout (status stays notDetermined).")
     var promptTimeout = 120
 
+    @Option(help: "Seconds between keep-alives to open watches (finds watchers whose connection is gone).")
+    var watchKeepAlive = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
@@ -39,6 +42,7 @@ struct AuthServerCommand: AsyncParsableCommand {
         let shutdown = ShutdownSignal.onTerminationSignals()
         var configuration = AuthService.Configuration(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint)
         configuration.promptTimeout = .seconds(promptTimeout)
+        configuration.watchKeepAlive = .seconds(max(watchKeepAlive, 1))
         let service = try AuthService(configuration, logger: logger)
         try await service.run(until: shutdown)
     }

@@ -21,7 +21,9 @@ actor PickSessionStore {
     private var sessions: [String: Session] = [:]
     private var watchers: [UUID: CheckedContinuation<Void, Never>] = [:]
 
-    func open(app: String, appName: String?, configuration: PickerConfiguration, responder: Responder) -> Session {
+    /// A new session, or nil when `app` already has `limit` picks waiting for the owner.
+    func open(app: String, appName: String?, configuration: PickerConfiguration, responder: Responder, limit: Int = .max) -> Session? {
+        guard sessions.values.lazy.filter({ $0.app == app }).count < limit else { return nil }
         let session = Session(id: "pick-" + SecureRandom.token(bytes: 9), app: app, appName: appName,
                               configuration: configuration, createdAt: Date(), responder: responder)
         sessions[session.id] = session

@@ -16,6 +16,8 @@ public final class PickerService: Sendable {
         public var tokenLifetime: Duration = .seconds(3600)
         /// How long a pick waits for the owner before the app gets `timeout`.
         public var pickTimeout: Duration = .seconds(600)
+        /// Picks one app may have waiting for the owner at once.
+        public var pendingPicksPerApp = 16
         /// Folders imported (idempotently) before serving.
         public var importOnStart: [URL] = []
         /// The cloud tier's folder (default DATA/picker/cloud).
@@ -139,98 +141,51 @@ public final class PickerService: Sendable {
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await responder.answering(request, service: "lightbox-picker", logger: logger) {
-            switch request.op {
-            case .ping, .whoami:
-                responder.succeed(ServiceIdentity(service: "picker", principal: request.principal.userId))
-            case .pick:
-                try await startPick(request, responder)
-            case .describe:
-                try await describe(request, responder)
-            case .load:
-                try await load(request, responder)
-            case .fetchAssets:
-                try await fetchAssets(request, responder)
-            case .queryAssets:
-                try await queryAssets(request, responder)
-            case .createAsset:
-                try await createAsset(request, responder)
-            case .albums:
-                try await listAlbums(request, responder)
-            case .createAlbum:
-                try await createAlbum(request, responder)
-            case .addToAlbum, .removeFromAlbum:
-                try await changeAlbumMembership(request, responder)
-            case .albumAssets:
-                try await albumAssets(request, responder)
-            case .libraryChanges:
-                try await libraryChanges(request, responder)
-            case .watchLibrary:
-                try await watchLibrary(request, responder)
-            case .deleteAssets:
-                try await deleteAssets(request, responder)
-            case .ownerDelete:
-                try request.requireOwner()
-                try await ownerDelete(request, responder)
-            case .requestImage:
-                try await requestImage(request, responder)
-            case .cancelImage:
-                try await cancelImage(request, responder)
-            case .requestVideo:
-                try await requestVideo(request, responder)
-            case .imageProperties:
-                try await imageProperties(request, responder)
-            case .offload, .restore:
-                try request.requireOwner()
-                let identifier = try request.body(AssetRequest.self).asset
-                guard let asset = try await catalog.asset(identifier) else {
-                    throw LightboxError(.notFound, "No asset \(identifier) in the library.")
-                }
-                if request.op == .offload { try await cloud.offload(asset) } else { try await cloud.restore(asset) }
-                responder.succeed(Empty())
-            case .pendingPicks:
-                try request.requireOwner()
-                let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
-                await sessions.waitForPending(upTo: .milliseconds(min(max(wait, 0), 60_000)))
-                responder.succeed(PendingPicksResponse(picks: await sessions.pending().map(\.pending)))
-            case .listAssets:
-                try request.requireOwner()
-                try await listAssets(request, responder)
-            case .thumbnail:
-                try request.requireOwner()
-                try await thumbnail(request, responder)
-            case .assetDetails:
-                try request.requireOwner()
-                try await assetDetails(request, responder)
-            case .choose:
-                try request.requireOwner()
-                try await choose(request, responder)
-            case .cancelPick:
-                try request.requireOwner()
-                let pick = try request.body(CancelPickRequest.self).pick
-                guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
-                session.responder.succeed(PickResponse(pick: pick, results: []))
-                auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
-                responder.succeed(Empty())
-            case .revoke:
-                try request.requireOwner()
-                let body = try request.body(RevokeRequest.self)
-                if let token = body.token {
-                    responder.succeed(RevokeResponse(revoked: try await tokens.revoke(token: token)))
-                } else if let app = body.app {
-                    responder.succeed(RevokeResponse(revoked: try await tokens.revokeAll(of: app)))
-                } else {
-                    throw LightboxError(.badRequest, "Name a token or an app to revoke.")
-                }
-            case .importLibrary:
-                try request.requireOwner()
-                let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
-                let summary = try await importer.importFolder(folder) { responder.progress($0) }
-                responder.succeed(summary)
-            default:
-                throw LightboxError(.unknownOp, "lightbox-picker has no operation \"\(request.op)\".")
-            }
+        await Self.operations.handle(self, request, responder, logger: logger)
+    }
+
+    func identify(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(ServiceIdentity(service: "picker", principal: request.principal.userId))
+    }
+
+    func offloadOrRestore(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let identifier = try request.body(AssetRequest.self).asset
+        guard let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "No asset \(identifier) in the library.")
         }
+        if request.op == .offload { try await cloud.offload(asset) } else { try await cloud.restore(asset) }
+        responder.succeed(Empty())
+    }
+
+    func pendingPicks(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
+        await sessions.waitForPending(upTo: .milliseconds(min(max(wait, 0), 60_000)))
+        responder.succeed(PendingPicksResponse(picks: await sessions.pending().map(\.pending)))
+    }
+
+    func cancelPick(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let pick = try request.body(CancelPickRequest.self).pick
+        guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
+        session.responder.succeed(PickResponse(pick: pick, results: []))
+        auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
+        responder.succeed(Empty())
+    }
+
+    func revoke(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let body = try request.body(RevokeRequest.self)
+        if let token = body.token {
+            responder.succeed(RevokeResponse(revoked: try await tokens.revoke(token: token)))
+        } else if let app = body.app {
+            responder.succeed(RevokeResponse(revoked: try await tokens.revokeAll(of: app)))
+        } else {
+            throw LightboxError(.badRequest, "Name a token or an app to revoke.")
+        }
+    }
+
+    func importLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
+        let summary = try await importer.importFolder(folder) { responder.progress($0) }
+        responder.succeed(summary)
     }
 
     // MARK: Apps
@@ -241,7 +196,10 @@ public final class PickerService: Sendable {
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
-        let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration, responder: responder)
+        guard let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration,
+                                                responder: responder, limit: self.configuration.pendingPicksPerApp) else {
+            throw LightboxError(.busy, "App \(app) already has \(self.configuration.pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
+        }
         responder.event(PickStarted(pick: session.id))
         auditReporter.record(app: app, operation: "pick:opened", assetCount: configuration.selectionLimit, outcome: "waiting")
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])

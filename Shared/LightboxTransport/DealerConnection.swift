@@ -14,6 +14,9 @@ public final class DealerConnection: Sendable {
         public var keyPair: CurveKeyPair
         public var defaultTimeout: Duration = .seconds(10)
         public var highWaterMark: Int32 = 1000
+        /// ZMTP heartbeats, so a dead service is noticed and the connection made again.
+        public var heartbeatInterval: Duration = .seconds(5)
+        public var heartbeatTimeout: Duration = .seconds(15)
 
         public init(endpoint: String, serverKey: String, keyPair: CurveKeyPair) {
             self.endpoint = endpoint
@@ -36,6 +39,8 @@ public final class DealerConnection: Sendable {
                 try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
                 try socket.set(ZMQ_RCVHWM, configuration.highWaterMark)
                 try socket.set(ZMQ_RECONNECT_IVL, 100)
+                try socket.setHeartbeats(interval: configuration.heartbeatInterval, timeout: configuration.heartbeatTimeout,
+                                         timeToLive: configuration.heartbeatTimeout)
                 try socket.makeCurveClient(configuration.keyPair, serverKey: configuration.serverKey)
                 try socket.connect(configuration.endpoint)
             } catch {

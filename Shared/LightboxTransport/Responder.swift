@@ -31,6 +31,8 @@ struct StreamStart: Sendable {
 /// The queue from handler tasks to the server's I/O thread.
 final class ServerOutbox: Sendable {
     let wakeup = WakeupPipe()
+    /// Connections known to be gone, shared with the handlers' responders.
+    let peers = PeerTracker()
     private let commands = Mutex<[ServerCommand]>([])
 
     func enqueue(_ command: ServerCommand) {
@@ -52,6 +54,10 @@ public struct Responder: Sendable {
     let outbox: ServerOutbox
     let peer: Data
     public let requestID: String
+
+    /// False once the connection this request came on is known to be gone (a send to it failed, its
+    /// heartbeats stopped, or it was dropped for not reading). Long-lived requests (watches) check it.
+    public var isConnected: Bool { !outbox.peers.isGone(peer) }
 
     public func succeed<Body: Codable & Sendable>(_ body: Body) {
         send(.ok, body)

@@ -14,10 +14,26 @@ public final class RouterServer: Sendable {
         public var keyPair: CurveKeyPair
         /// Messages queued per peer before sends report EAGAIN. Streams stay far below it by credit.
         public var highWaterMark: Int32 = 256
-        /// Largest message accepted; bigger ones drop the connection (libzmq's ZMQ_MAXMSGSIZE).
-        public var maximumMessageSize: Int64 = 16 << 20
-        /// Handlers running at once before new requests get `busy`.
+        /// Largest single frame accepted; a bigger one drops the connection (libzmq's ZMQ_MAXMSGSIZE).
+        /// libzmq checks the frame as sent, CURVE box included: the margin lets a 16 MiB file through.
+        public var maximumMessageSize: Int64 = (16 << 20) + (64 << 10)
+        /// Largest whole message (all frames together), counted while its frames are read: a bigger
+        /// one is discarded frame by frame and answered with `badRequest`.
+        public var maximumMessageBytes = (16 << 20) + (1 << 20)
+        /// Handlers running at once for all apps together before new app requests get `busy`.
         public var maximumConcurrentRequests = 512
+        /// Handlers running at once for any one app.
+        public var maximumRequestsPerApp = 64
+        /// Handlers running at once for the owner, and for each service: outside the apps' pool.
+        public var maximumPrivilegedRequests = 128
+        /// Replies kept for a peer whose pipe is full (beyond libzmq's own high-water mark). Past
+        /// it, or when nothing could be sent to it for `stalledPeerTimeout`, the peer is dropped:
+        /// its queued replies are discarded, its streams ended and its later requests ignored.
+        public var maximumQueuedReplies = 1024
+        public var stalledPeerTimeout: Duration = .seconds(30)
+        /// ZMTP heartbeats, so a peer that vanished without closing is noticed and released.
+        public var heartbeatInterval: Duration = .seconds(5)
+        public var heartbeatTimeout: Duration = .seconds(15)
         /// A stream that gets no credit for this long is dropped.
         public var streamIdleTimeout: Duration = .seconds(120)
 
@@ -32,13 +48,15 @@ public final class RouterServer: Sendable {
     private let stopped = Flag()
     private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let isFinished = Flag()
-    private let inFlight = RequestCounter()
+    private let inFlight: RequestAllowance
     private let logger: Logger
 
     /// Binds the endpoint (the ZAP handler must already be running) and starts serving with `handler`.
     public init(_ configuration: Configuration, logger: Logger, handler: @escaping Handler) throws {
         self.configuration = configuration
         self.logger = logger
+        inFlight = RequestAllowance(.init(perApp: configuration.maximumRequestsPerApp, allApps: configuration.maximumConcurrentRequests,
+                                          perPrivileged: configuration.maximumPrivilegedRequests))
         let outbox = self.outbox
         let stopped = self.stopped
         let inFlight = self.inFlight
@@ -50,6 +68,8 @@ public final class RouterServer: Sendable {
                 try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
                 try socket.set(ZMQ_RCVHWM, configuration.highWaterMark)
                 try socket.set(ZMQ_MAXMSGSIZE, int64: configuration.maximumMessageSize)
+                try socket.setHeartbeats(interval: configuration.heartbeatInterval, timeout: configuration.heartbeatTimeout,
+                                         timeToLive: configuration.heartbeatTimeout)
                 try socket.makeCurveServer(configuration.keyPair, domain: ZAPHandler.domain)
                 try socket.bind(configuration.endpoint)
             } catch {
@@ -92,20 +112,27 @@ public final class RouterServer: Sendable {
     }
 }
 
-/// The state the I/O thread owns: the socket, running streams, and sends waiting for room.
+/// Replies waiting for one peer whose pipe was full; only that peer waits for them.
+struct PeerQueue {
+    var messages: [[Data]] = []
+    /// When a message last went out to this peer (or the queue began).
+    var lastProgress = ContinuousClock.now
+}
+
+/// The state the I/O thread owns: the socket, running streams, and per-peer sends waiting for room.
 private struct RouterLoop {
     let socket: Socket
     let outbox: ServerOutbox
     let configuration: RouterServer.Configuration
     let logger: Logger
-    let inFlight: RequestCounter
+    let inFlight: RequestAllowance
     let handler: RouterServer.Handler
     var streams: [StreamKey: OutgoingStream] = [:]
-    /// Replies that met a full pipe (EAGAIN), retried in order when the socket is writable.
-    var backlog: [[Data]] = []
+    /// Replies that met a full pipe (EAGAIN), per peer, retried in order; other peers never wait on them.
+    var queues: [Data: PeerQueue] = [:]
 
     init(socket: Socket, outbox: ServerOutbox, configuration: RouterServer.Configuration, logger: Logger,
-         inFlight: RequestCounter, handler: @escaping RouterServer.Handler) {
+         inFlight: RequestAllowance, handler: @escaping RouterServer.Handler) {
         self.socket = socket
         self.outbox = outbox
         self.configuration = configuration
@@ -116,10 +143,11 @@ private struct RouterLoop {
 
     mutating func run(until stopped: Flag) {
         while !stopped.isSet {
-            let hasWork = streams.values.contains { $0.canSend }
-            let timeout = hasWork ? 0 : (backlog.isEmpty ? 1000 : 100)
+            let hasWork = streams.values.contains { $0.canSend && queues[$0.key.peer] == nil }
+            // A waiting queue is retried every few milliseconds (a ROUTER always polls writable).
+            let timeout = hasWork ? 0 : (queues.isEmpty ? 1000 : 10)
             var items = [
-                zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN | (backlog.isEmpty ? 0 : ZMQ_POLLOUT)),
+                zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN),
                 .fd(outbox.wakeup.readFD),
             ]
             do {
@@ -128,12 +156,13 @@ private struct RouterLoop {
                 for command in outbox.takeAll() { perform(command) }
                 // Bounded so a flood of requests cannot starve streams and replies.
                 for _ in 0..<256 {
-                    guard let message = try socket.receive() else { break }
+                    guard let message = try socket.receive(byteLimit: configuration.maximumMessageBytes) else { break }
                     dispatch(message)
                 }
-                flushBacklog()
+                flushQueues()
                 pumpStreams()
                 expireIdleStreams()
+                dropStalledPeers()
             } catch {
                 logger.error("router loop error", metadata: ["error": "\(error)"])
             }
@@ -145,11 +174,21 @@ private struct RouterLoop {
 
     mutating func dispatch(_ message: ReceivedMessage) {
         guard let peer = message.frames.first else { return }
+        // A peer dropped for not reading gets nothing more; its requests are not handled.
+        guard !outbox.peers.isGone(peer) else { return }
         guard message.frames.count >= 2 else {
             reply(peer: peer, id: "", error: LightboxError(.badRequest, "A request needs a JSON header frame; this message had none."))
             return
         }
         let header = message.frames[1]
+        if message.isOversized {
+            let id = (try? WireCoding.decode(RequestHead.self, from: header))?.id ?? ""
+            reply(peer: peer, id: id, error: LightboxError(.badRequest, """
+                This message was \(message.totalBytes) bytes in \(message.frameCount - 1) frames; a request may carry at most \
+                \(configuration.maximumMessageBytes) bytes in all its frames together. It was discarded; send less per request.
+                """))
+            return
+        }
         let head: RequestHead
         do {
             head = try WireCoding.decode(RequestHead.self, from: header)
@@ -182,15 +221,16 @@ private struct RouterLoop {
 
     func startHandler(peer: Data, request: IncomingRequest) {
         let responder = Responder(outbox: outbox, peer: peer, requestID: request.id)
-        guard inFlight.enter(limit: configuration.maximumConcurrentRequests) else {
-            responder.fail(LightboxError(.busy, "The service is handling too many requests; try again in a moment."))
+        let principal = request.principal
+        if let refusal = inFlight.enter(principal) {
+            responder.fail(refusal)
             return
         }
         let handler = self.handler
         let inFlight = self.inFlight
         Task {
             await handler(request, responder)
-            inFlight.leave()
+            inFlight.leave(principal)
         }
     }
 
@@ -218,6 +258,10 @@ private struct RouterLoop {
             send(frames)
         case .startStream(let start):
             let stream = OutgoingStream(start)
+            guard !outbox.peers.isGone(start.peer) else {
+                stream.finish(.abandoned)
+                return
+            }
             guard streams[stream.key] == nil else {
                 // The running stream keeps going; the duplicate is refused (its reply shares the id).
                 send([start.peer] + Self.header(id: start.requestID, status: .error, body: LightboxError(
@@ -234,39 +278,97 @@ private struct RouterLoop {
         send([peer] + Self.header(id: id, status: .error, body: error))
     }
 
-    /// Sends now, or queues behind earlier sends that met a full pipe; a vanished peer is dropped.
+    /// Sends now, or queues behind this peer's earlier sends that met its full pipe. Returns false
+    /// when the peer is gone (or was dropped) and nothing more will reach it.
     @discardableResult
     mutating func send(_ frames: [Data]) -> Bool {
-        if !backlog.isEmpty {
-            backlog.append(frames)
+        guard let peer = frames.first, !outbox.peers.isGone(peer) else { return false }
+        if var queue = queues[peer] {
+            queue.messages.append(frames)
+            queues[peer] = queue
+            if queue.messages.count > configuration.maximumQueuedReplies {
+                drop(peer, because: "more than \(configuration.maximumQueuedReplies) replies waited for it")
+                return false
+            }
             return true
         }
         do {
-            if try socket.send(frames) { return true }
-            backlog.append(frames)
-            return true
+            switch try socket.deliver(frames) {
+            case .sent:
+                return true
+            case .full:
+                queues[peer] = PeerQueue(messages: [frames])
+                return true
+            case .unreachable:
+                peerGone(peer)
+                return false
+            }
         } catch {
-            logger.debug("dropped a reply to a peer that is gone", metadata: ["error": "\(error)"])
-            return false
+            logger.debug("dropped a reply", metadata: ["error": "\(error)"])
+            return true
         }
     }
 
-    mutating func flushBacklog() {
-        while let frames = backlog.first {
-            do {
-                guard try socket.send(frames) else { return }
-            } catch {
-                logger.debug("dropped a queued reply", metadata: ["error": "\(error)"])
+    mutating func flushQueues() {
+        for peer in Array(queues.keys) {
+            guard var queue = queues[peer] else { continue }
+            var sent = 0
+            sending: while let frames = queue.messages.first {
+                do {
+                    switch try socket.deliver(frames) {
+                    case .sent: sent += 1
+                    case .full: break sending
+                    case .unreachable:
+                        peerGone(peer)
+                        queues[peer] = nil
+                        break sending
+                    }
+                } catch {
+                    logger.debug("dropped a queued reply", metadata: ["error": "\(error)"])
+                }
+                queue.messages.removeFirst()
             }
-            backlog.removeFirst()
+            guard queues[peer] != nil else { continue }
+            if sent > 0 { queue.lastProgress = .now }
+            queues[peer] = queue.messages.isEmpty ? nil : queue
         }
+    }
+
+    /// A peer whose queue has not moved for the time bound is dropped like one whose queue overflowed.
+    mutating func dropStalledPeers() {
+        let now = ContinuousClock.now
+        for (peer, queue) in queues where now - queue.lastProgress > configuration.stalledPeerTimeout {
+            drop(peer, because: "nothing could be sent to it for \(configuration.stalledPeerTimeout)")
+        }
+    }
+
+    /// Gives up on a peer that does not read: its queued replies are discarded, its streams ended,
+    /// and its later requests ignored (a client that reconnects gets a new connection).
+    mutating func drop(_ peer: Data, because reason: String) {
+        let queued = queues.removeValue(forKey: peer)?.messages.count ?? 0
+        outbox.peers.markGone(peer)
+        let ended = endStreams(of: peer)
+        logger.warning("dropped a peer that stopped reading", metadata: [
+            "peer": "\(Self.hex(peer))", "reason": "\(reason)", "discardedReplies": "\(queued)", "endedStreams": "\(ended)"])
+    }
+
+    /// The ROUTER no longer knows this peer (it disconnected, or its heartbeats stopped).
+    mutating func peerGone(_ peer: Data) {
+        queues[peer] = nil
+        outbox.peers.markGone(peer)
+        let ended = endStreams(of: peer)
+        logger.debug("a peer is gone", metadata: ["peer": "\(Self.hex(peer))", "endedStreams": "\(ended)"])
+    }
+
+    mutating func endStreams(of peer: Data) -> Int {
+        let keys = streams.keys.filter { $0.peer == peer }
+        for key in keys { streams.removeValue(forKey: key)?.finish(.abandoned) }
+        return keys.count
     }
 
     mutating func pumpStreams() {
-        guard backlog.isEmpty else { return }
         for key in Array(streams.keys) {
-            guard var stream = streams[key] else { continue }
-            while stream.canSend {
+            while queues[key.peer] == nil, var stream = streams[key], stream.canSend {
                 let frames: [Data]
                 let isLast: Bool
                 do {
@@ -278,18 +380,16 @@ private struct RouterLoop {
                     stream.finish(.failed("\(error)"))
                     break
                 }
+                // Stored before sending: a send that finds the peer gone ends (and removes) its streams.
+                streams[key] = isLast ? nil : stream
                 guard send([key.peer] + frames) else {
-                    streams[key] = nil
-                    stream.finish(.abandoned)
+                    if streams.removeValue(forKey: key) != nil || isLast { stream.finish(.abandoned) }
                     break
                 }
                 if isLast {
-                    streams[key] = nil
                     stream.finish(.completed(bytes: stream.completed))
                     break
                 }
-                streams[key] = stream
-                if !backlog.isEmpty { return }
             }
         }
     }
@@ -312,6 +412,10 @@ private struct RouterLoop {
     static func describe(_ error: any Error) -> String {
         if let error = error as? DecodingError { return DecodingError.describe(error) }
         return "\(error)"
+    }
+
+    static func hex(_ peer: Data) -> String {
+        peer.map { String(format: "%02x", $0) }.joined()
     }
 }
 
@@ -362,19 +466,3 @@ struct OutgoingStream {
     }
 }
 
-/// Counts running handlers so a flood gets `busy` instead of unbounded tasks.
-final class RequestCounter: Sendable {
-    private let count = Mutex(0)
-
-    func enter(limit: Int) -> Bool {
-        count.withLock { count in
-            guard count < limit else { return false }
-            count += 1
-            return true
-        }
-    }
-
-    func leave() {
-        count.withLock { $0 -= 1 }
-    }
-}

@@ -5,6 +5,13 @@ import Foundation
 struct ReceivedMessage {
     var frames: [Data]
     var userID: String?
+    /// Bytes of every frame together, counted also for frames dropped past the limit.
+    var totalBytes = 0
+    /// Frames in the message, counted also for frames dropped past the limit.
+    var frameCount = 0
+    /// True when the frames together passed the receiver's limit: frames after the first two
+    /// (routing id and header, when they fit) were read and discarded, never kept.
+    var isOversized = false
 }
 
 /// A libzmq socket. Not Sendable: it is created, used and closed on one I/O thread.
@@ -63,9 +70,26 @@ final class Socket {
         try check(zmq_connect(handle, endpoint), "zmq_connect", context: endpoint)
     }
 
+    /// What became of a message handed to `deliver`.
+    enum SendOutcome {
+        case sent
+        /// The peer's pipe is at its high-water mark (EAGAIN): nothing was sent; try again later.
+        case full
+        /// The ROUTER knows no such peer any more (EHOSTUNREACH under ROUTER_MANDATORY).
+        case unreachable
+    }
+
     /// Sends every frame as one message without blocking. Returns false when the peer's pipe is at
     /// its high-water mark (EAGAIN): nothing was sent and the caller may try again later.
     func send(_ frames: [Data]) throws -> Bool {
+        switch try deliver(frames) {
+        case .sent: return true
+        case .full: return false
+        case .unreachable: throw TransportError.zmq("zmq_send")
+        }
+    }
+
+    func deliver(_ frames: [Data]) throws -> SendOutcome {
         for (index, frame) in frames.enumerated() {
             let flags = ZMQ_DONTWAIT | (index < frames.count - 1 ? ZMQ_SNDMORE : 0)
             while true {
@@ -74,30 +98,52 @@ final class Socket {
                 let error = zmq_errno()
                 if error == EINTR { continue }
                 // Later frames of a message are always accepted once the first one is.
-                if error == EAGAIN, index == 0 { return false }
+                if error == EAGAIN, index == 0 { return .full }
+                if error == EHOSTUNREACH, index == 0 { return .unreachable }
                 throw TransportError.zmq("zmq_send")
             }
         }
-        return true
+        return .sent
     }
 
-    /// Receives one whole message, or nil when none is waiting.
-    func receive() throws -> ReceivedMessage? {
+    /// Turns on ZMTP heartbeats: a PING every `interval`, the connection closed when nothing
+    /// answers within `timeout`; the peer is told to drop us after `timeToLive` of silence.
+    func setHeartbeats(interval: Duration, timeout: Duration, timeToLive: Duration) throws {
+        func milliseconds(_ duration: Duration) -> Int32 {
+            Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        }
+        try set(ZMQ_HEARTBEAT_IVL, milliseconds(interval))
+        try set(ZMQ_HEARTBEAT_TIMEOUT, milliseconds(timeout))
+        // The TTL travels in the PING in tenths of a second and is capped at 6553.5 s by ZMTP.
+        try set(ZMQ_HEARTBEAT_TTL, min(milliseconds(timeToLive), 6_553_000))
+    }
+
+    /// Receives one whole message, or nil when none is waiting. Frames are counted as they are read:
+    /// once they pass `byteLimit` together, the rest are discarded unread by us (never copied).
+    func receive(byteLimit: Int = .max) throws -> ReceivedMessage? {
         var message = ReceivedMessage(frames: [], userID: nil)
         var message_t = zmq_msg_t()
         zmq_msg_init(&message_t)
         defer { zmq_msg_close(&message_t) }
+        var received = 0
         while true {
-            let flags = message.frames.isEmpty ? ZMQ_DONTWAIT : 0
+            let flags = received == 0 ? ZMQ_DONTWAIT : 0
             let rc = zmq_msg_recv(&message_t, handle, flags)
             if rc < 0 {
                 let error = zmq_errno()
                 if error == EINTR { continue }
-                if error == EAGAIN, message.frames.isEmpty { return nil }
+                if error == EAGAIN, received == 0 { return nil }
                 throw TransportError.zmq("zmq_msg_recv")
             }
+            received += 1
+            message.frameCount = received
             let size = zmq_msg_size(&message_t)
-            message.frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(&message_t), count: size))
+            message.totalBytes += size
+            if message.totalBytes > byteLimit { message.isOversized = true }
+            // The routing id and header are kept (when they fit) so the refusal can be addressed.
+            if !message.isOversized || (message.frames.count < 2 && message.totalBytes <= 1 << 20) {
+                message.frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(&message_t), count: size))
+            }
             // A ROUTER's routing-id frame is made locally and has no metadata: look at every frame.
             if message.userID == nil, let userID = zmq_msg_gets(&message_t, "User-Id") {
                 message.userID = String(cString: userID)

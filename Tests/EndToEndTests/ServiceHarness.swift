@@ -29,7 +29,7 @@ final class ServiceHarness: @unchecked Sendable {
     let authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
-         pickerOptions: [String] = []) throws {
+         pickerOptions: [String] = [], authOptions: [String] = []) throws {
         // ipc paths must stay under ~100 characters.
         root = URL(fileURLWithPath: "/tmp/lbe-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -38,15 +38,15 @@ final class ServiceHarness: @unchecked Sendable {
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         for folder in importFolders { arguments += ["--import", folder.path] }
         pickerArguments = arguments + pickerOptions
-        authArguments = ["--prompt-timeout", "\(promptTimeout)"]
+        authArguments = ["--prompt-timeout", "\(promptTimeout)"] + authOptions
     }
 
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
-                      pickerOptions: [String] = [], umask: String? = nil,
+                      pickerOptions: [String] = [], authOptions: [String] = [], umask: String? = nil,
                       beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
-                                         pickerOptions: pickerOptions)
+                                         pickerOptions: pickerOptions, authOptions: authOptions)
         harness.umask = umask
         try beforeStart(harness)
         try harness.startAuth()

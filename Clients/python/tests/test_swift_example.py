@@ -3,6 +3,7 @@ the repository by path, then run against the real services while a scripted owne
 its authorization prompt and changes its access."""
 
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -14,6 +15,8 @@ SCRATCH = os.path.join(REPO, ".build-example")
 
 
 def build_example():
+    # SwiftPM does not notice files added to a path dependency: build from a clean scratch folder.
+    shutil.rmtree(SCRATCH, ignore_errors=True)
     built = subprocess.run(["swift", "build", "--package-path", EXAMPLE, "--scratch-path", SCRATCH],
                            capture_output=True, text=True, timeout=900)
     assert built.returncode == 0, built.stdout + built.stderr

@@ -1,0 +1,174 @@
+import Foundation
+@testable import LightboxTransport
+import LightboxProtocol
+import Logging
+import Synchronization
+import Testing
+
+/// Per-peer reply queues, per-principal allowances, the whole-message size limit and peer-gone
+/// tracking, through a real ROUTER and real client sockets.
+@Suite(.serialized) struct FairTransportTests {
+    struct Running {
+        let server: RouterServer
+        let endpoint: String
+        let serverKey: String
+        let kept: Kept
+    }
+
+    final class Kept: Sendable {
+        let responders = Mutex<[Responder]>([])
+        func withLock<T>(_ body: (inout [Responder]) -> T) -> T { responders.withLock { body(&$0) } }
+    }
+
+    /// A server that answers whoami, streams `load`, holds `watch` open, and sleeps on `pick`.
+    func start(_ adjust: (inout RouterServer.Configuration) -> Void = { _ in }) throws -> Running {
+        let endpoint = TestBus.endpoint()
+        let serverKeys = try TestBus.makeKeyPair(as: nil)
+        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys)
+        adjust(&configuration)
+        let kept = Kept()
+        let server = try RouterServer(configuration, logger: Logger(label: "test.fair")) { request, responder in
+            switch request.op {
+            case .whoami, .ping:
+                responder.succeed(ServiceIdentity(service: "fair", principal: request.principal.userId))
+            case .load:
+                responder.stream(DataChunkSource(Data(count: 200_000)), credit: 4, chunkSize: 10_000, type: .data, suggestedName: nil)
+            case .watch:
+                kept.withLock { $0.append(responder) }
+            case .pick:
+                try? await Task.sleep(for: .milliseconds(500))
+                responder.succeed(Empty())
+            default:
+                responder.fail(LightboxError(.unknownOp, "no \(request.op)"))
+            }
+        }
+        return Running(server: server, endpoint: endpoint, serverKey: serverKeys.publicKey, kept: kept)
+    }
+
+    func connect(_ running: Running, as principal: Principal, timeout: Duration = .seconds(10)) throws -> DealerConnection {
+        let keys = try TestBus.makeKeyPair(as: principal)
+        return try DealerConnection(RouterServer.clientConfiguration(endpoint: running.endpoint, serverKey: running.serverKey, keyPair: keys, timeout: timeout))
+    }
+
+    func pings(_ connection: DealerConnection, count: Int) async throws -> [Duration] {
+        var durations: [Duration] = []
+        for _ in 0..<count {
+            let started = ContinuousClock.now
+            _ = try await connection.request(.whoami, Empty(), as: ServiceIdentity.self)
+            durations.append(.now - started)
+        }
+        return durations
+    }
+
+    @Test func aPeerThatNeverReadsDelaysOnlyItself() async throws {
+        let running = try start { configuration in
+            configuration.highWaterMark = 16
+            configuration.maximumQueuedReplies = 200
+        }
+        defer { running.server.stop() }
+        let other = try connect(running, as: .app("other"))
+        let before = percentiles(try await pings(other, count: 200))
+
+        let hostile = NonReadingPeer(endpoint: running.endpoint, serverKey: running.serverKey,
+                                     keyPair: try TestBus.makeKeyPair(as: .app("hostile")), count: 10_000) {
+            NonReadingPeer.request(.whoami, id: "h\($0)")
+        }
+        defer { hostile.stop() }
+        // Wait until the hostile peer's pipe is full, so every later reply to it must queue.
+        for _ in 0..<100 where hostile.sent.withLock({ $0 }) < 2000 { try await Task.sleep(for: .milliseconds(50)) }
+        let during = percentiles(try await pings(other, count: 200))
+        // A stream to the other app runs to the end while the hostile peer's replies wait.
+        var chunks = 0
+        for try await reply in other.send(.load, LoadRequest(token: "t"), id: "load-fair") where reply.status == .chunk {
+            chunks += 1
+            other.post(.streamCredit, StreamCredit(stream: "load-fair", credit: 1))
+        }
+        #expect(chunks == 20)
+        print("whoami from another app, ms: p50 \(before.p50) p99 \(before.p99) alone; p50 \(during.p50) p99 \(during.p99) beside a peer that never reads (sent \(hostile.sent.withLock { $0 }))")
+    }
+
+    @Test func aPeerWhoseRepliesCannotMoveForTheTimeBoundIsDropped() async throws {
+        let running = try start { configuration in
+            configuration.highWaterMark = 16
+            configuration.maximumQueuedReplies = 1_000_000
+            configuration.stalledPeerTimeout = .milliseconds(500)
+        }
+        defer { running.server.stop() }
+        let hostile = NonReadingPeer(endpoint: running.endpoint, serverKey: running.serverKey,
+                                     keyPair: try TestBus.makeKeyPair(as: .app("slow")), count: 3000) { index in
+            NonReadingPeer.request(index == 0 ? .watch : .whoami, id: "s\(index)")
+        }
+        defer { hostile.stop() }
+        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        let watch = try #require(running.kept.withLock { $0.first })
+        for _ in 0..<100 where watch.isConnected { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!watch.isConnected)
+        // Another app is served all along.
+        let other = try connect(running, as: .app("other"))
+        #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:other")
+    }
+
+    @Test func aWholeMessageOverTheLimitIsRefusedAndTheServiceGoesOn() async throws {
+        let running = try start { $0.maximumMessageBytes = 2 << 20 }
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("big"))
+        let frames = Array(repeating: Data(count: 512 << 10), count: 6)
+        do {
+            for try await _ in app.send(.whoami, Empty(), attachments: frames) {}
+            Issue.record("a 3 MiB message must be refused")
+        } catch let error as LightboxError {
+            #expect(error.code == .badRequest)
+            #expect(error.message.contains("at most \(2 << 20) bytes"))
+        }
+        let fitting = Array(repeating: Data(count: 512 << 10), count: 3)
+        var answered = false
+        for try await reply in app.send(.whoami, Empty(), attachments: fitting) where reply.status == .ok { answered = true }
+        #expect(answered)
+    }
+
+    @Test func eachAppHasItsOwnAllowanceAndTheOwnerIsAlwaysServed() async throws {
+        let running = try start { configuration in
+            configuration.maximumRequestsPerApp = 4
+            configuration.maximumConcurrentRequests = 6
+        }
+        defer { running.server.stop() }
+        let flooding = try connect(running, as: .app("flood"))
+        let second = try connect(running, as: .app("second"))
+        let owner = try connect(running, as: .owner)
+        let outcomes = try await withThrowingTaskGroup(of: LightboxError?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await flooding.request(.pick, Empty(), as: Empty.self)
+                        return nil
+                    } catch let error as LightboxError { return error }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+            // The flooding app holds 4 of the apps' 6 slots: another app still gets 2, the owner its own.
+            #expect(try await owner.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "owner")
+            #expect(try await second.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:second")
+            return try await group.reduce(into: [LightboxError?]()) { $0.append($1) }
+        }
+        let busy = outcomes.compactMap { $0 }
+        #expect(busy.count == 6)
+        #expect(busy.allSatisfy { $0.code == .busy && $0.message.contains("App flood already has 4 requests in flight") })
+    }
+
+    @Test func aClosedConnectionIsNoticedAndItsRequestsReleased() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("leaving"))
+        _ = app.send(.watch, Empty(), timeout: .seconds(60))
+        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        let responder = try #require(running.kept.withLock { $0.first })
+        #expect(responder.isConnected)
+        app.close()
+        // A send to the vanished connection is how the ROUTER learns it is gone.
+        for _ in 0..<100 where responder.isConnected {
+            responder.event(Empty())
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!responder.isConnected)
+    }
+}
