@@ -5,6 +5,8 @@ import LightboxTransport
 final class ServiceProcesses: @unchecked Sendable {
     let auth: Process
     let picker: Process
+    /// The owner's web surface, when started (`startSurface`).
+    private(set) var surface: Process?
 
     /// The folder holding `lightbox`, `lightbox-auth` and `lightbox-picker`.
     static var binaryFolder: URL {
@@ -33,11 +35,18 @@ final class ServiceProcesses: @unchecked Sendable {
         return process
     }
 
-    var isRunning: Bool { auth.isRunning && picker.isRunning }
+    /// Starts lightbox-surface on `listen` against these services.
+    func startSurface(data: String, listen: String, authEndpoint: String, pickerEndpoint: String, logLevel: String) throws {
+        surface = try Self.start("lightbox-surface", ["--data", data, "--listen", listen, "--auth-endpoint", authEndpoint,
+                                                      "--picker-endpoint", pickerEndpoint, "--log-level", logLevel])
+    }
 
-    /// SIGTERM to both (graceful stop), then waits for them.
+    var isRunning: Bool { auth.isRunning && picker.isRunning && (surface?.isRunning ?? true) }
+
+    /// SIGTERM to all (graceful stop), then waits for them.
     func stop() {
-        for process in [picker, auth] where process.isRunning { process.terminate() }
-        for process in [picker, auth] { process.waitUntilExit() }
+        let all = [surface, picker, auth].compactMap { $0 }
+        for process in all where process.isRunning { process.terminate() }
+        for process in all { process.waitUntilExit() }
     }
 }

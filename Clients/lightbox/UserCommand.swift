@@ -15,7 +15,7 @@ struct UserCommand: AsyncParsableCommand {
         commandName: "user", abstract: "The owner's surface: answer picks, revoke tokens, run a scripted owner.",
         subcommands: [
             Pending.self, Assets.self, Choose.self, Cancel.self, Revoke.self, Apps.self, Access.self, Prompts.self,
-            Answer.self, Audit.self, Auto.self,
+            Answer.self, Audit.self, Auto.self, Login.self,
         ])
 
     struct Pending: AsyncParsableCommand {
