@@ -83,8 +83,20 @@ actor OwnerFeed {
     /// anything is pending, so an unchanged, non-empty list is polled a few times a second instead.
     nonisolated func follow(owner: OwnerSurface, settings: OwnerSettings) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.poll { await self.set(picks: try await owner.pendingPicks(waitingUpTo: .seconds(20))) } }
-            group.addTask { await self.poll { await self.set(prompts: try await settings.prompts(waitingUpTo: .seconds(20))) } }
+            // A long poll wakes when something arrives, not when it goes: while anything is shown,
+            // look without waiting (a few times a second) so answered picks leave the page at once.
+            group.addTask {
+                await self.poll {
+                    let wait: Duration = await self.state.picks.isEmpty ? .seconds(20) : .zero
+                    await self.set(picks: try await owner.pendingPicks(waitingUpTo: wait))
+                }
+            }
+            group.addTask {
+                await self.poll {
+                    let wait: Duration = await self.state.prompts.isEmpty ? .seconds(20) : .zero
+                    await self.set(prompts: try await settings.prompts(waitingUpTo: wait))
+                }
+            }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(15))
@@ -104,7 +116,7 @@ actor OwnerFeed {
                 try? await Task.sleep(for: .seconds(1))
             }
             // Back at once means something is pending: look again shortly, not in a busy loop.
-            if ContinuousClock.now - started < .milliseconds(150) { try? await Task.sleep(for: .milliseconds(150)) }
+            if ContinuousClock.now - started < .milliseconds(200) { try? await Task.sleep(for: .milliseconds(200)) }
         }
     }
 }
