@@ -10,15 +10,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-## Serve both services from ./var with the sample library (Ctrl-C stops both).
+## Serve both services and the owner's web surface from ./var with the sample library (Ctrl-C stops them).
 run: build
 	$(BIN)/lightbox run --data var --library Samples/library
 
-## Build and pass every test: Swift unit and end-to-end tests, then the Python client's tests.
+## Build and pass every test: Swift unit and end-to-end tests, the Python client's tests, then the
+## surface's tests in headless Chromium (screenshots in .build/screenshots/).
 test: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
+	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests
 
 ## Throughput of a token load against bare ZeroMQ, same run.
 bench: build

@@ -4,7 +4,7 @@
 #   --bench   also the baselines `lightbox bench media` measures against (exiftool, vipsthumbnail)
 set -euo pipefail
 
-apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg)
+apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg chromium chromium-driver)
 for argument in "$@"; do
   case "$argument" in
     --bench) apt_packages+=(libimage-exiftool-perl libvips-tools) ;;
@@ -23,12 +23,12 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
 fi
 
-# Python client and its tests: pyzmq and pytest.
-if ! python3 -c 'import zmq, pytest' 2>/dev/null; then
-  echo "installing Python packages: pyzmq pytest"
+# Python client and its tests: pyzmq and pytest; selenium drives Chromium in the surface's browser tests.
+if ! python3 -c 'import zmq, pytest, selenium' 2>/dev/null; then
+  echo "installing Python packages: pyzmq pytest selenium"
   requirements="$(dirname "$0")/../Clients/python/requirements.txt"
   python3 -m pip install -q -r "$requirements" 2>/dev/null \
     || python3 -m pip install -q --break-system-packages -r "$requirements" 2>/dev/null \
-    || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest; }
-  python3 -c 'import zmq, pytest'
+    || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest python3-selenium; }
+  python3 -c 'import zmq, pytest, selenium'
 fi
