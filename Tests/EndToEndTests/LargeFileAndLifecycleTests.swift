@@ -47,20 +47,24 @@ import Testing
         #expect(summary.peakMemoryBytes < 96 * megabyte)
     }
 
-    @Test func lightboxRunStartsBothAndStopsBothOnInterrupt() async throws {
+    @Test func lightboxRunStartsAllThreeAndStopsThemOnInterrupt() async throws {
         let harness = try ServiceHarness()
         defer { harness.stop() }
         let run = Process()
         run.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
         run.arguments = ["run", "--data", harness.directory.dataDirectory.path, "--auth-endpoint", harness.directory.authEndpoint,
                          "--picker-endpoint", harness.directory.pickerEndpoint, "--library", ServiceHarness.samples.path,
-                         "--log-level", "warning"]
+                         "--log-level", "warning", "--listen", "127.0.0.1:\(Int.random(in: 30_000...60_000))"]
         run.standardError = FileHandle.nullDevice
         try run.run()
         try await harness.waitUntilReady()
         #expect(try await harness.owner().assets().count == 7)
+        // lightbox-auth, lightbox-picker and lightbox-surface, which writes its login address.
+        let login = SurfaceLogin(dataDirectory: harness.directory.dataDirectory).loginURLFile
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: login.path) { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try String(contentsOf: login, encoding: .utf8).hasPrefix("http://127.0.0.1:"))
         let children = try childProcesses(of: run.processIdentifier)
-        #expect(children.count == 2)
+        #expect(children.count == 3)
 
         kill(run.processIdentifier, SIGINT)
         run.waitUntilExit()
