@@ -71,7 +71,8 @@ extension RouterServer {
         return Running(server: server, endpoint: endpoint, serverKey: serverKeys.publicKey)
     }
 
-    func connect(_ running: Running, as principal: Principal?, timeout: Duration = .seconds(5)) throws -> DealerConnection {
+    // Generous: a loaded machine can take seconds for a CURVE handshake; only the stranger test waits on purpose.
+    func connect(_ running: Running, as principal: Principal?, timeout: Duration = .seconds(20)) throws -> DealerConnection {
         let keys = try TestBus.makeKeyPair(as: principal)
         return try DealerConnection(RouterServer.clientConfiguration(endpoint: running.endpoint, serverKey: running.serverKey, keyPair: keys, timeout: timeout))
     }
