@@ -86,16 +86,22 @@ public struct PhotoLibrary: Sendable {
     /// Changes to this app's access as they happen (PHPhotoLibraryChangeObserver). With `since`,
     /// changes after that token come first, so a reconnecting app misses nothing.
     public func changes(since token: Int64? = nil) -> AsyncThrowingStream<AuthorizationChange, Error> {
-        let replies = auth.send(.watch, ChangesRequest(since: token), timeout: .seconds(365 * 86_400))
-        return AsyncThrowingStream { continuation in
+        Self.events(of: auth.send(.watch, ChangesRequest(since: token), timeout: .seconds(365 * 86_400)), after: token, token: \.token)
+    }
+
+    /// A watch's `event` replies as values, each once: a change may arrive both live and in the
+    /// replay after `since`, and tokens only grow.
+    static func events<Change: Codable & Sendable>(
+        of replies: AsyncThrowingStream<IncomingReply, Error>, after since: Int64?, token: KeyPath<Change, Int64> & Sendable
+    ) -> AsyncThrowingStream<Change, Error> {
+        AsyncThrowingStream { continuation in
             let task = Task {
                 do {
-                    var latest = token ?? 0
+                    var latest = since ?? 0
                     for try await reply in replies where reply.status == .event {
-                        let change = try reply.body(AuthorizationChange.self)
-                        // A change may arrive both live and in the replay; tokens only grow.
-                        guard change.token > latest else { continue }
-                        latest = change.token
+                        let change = try reply.body(Change.self)
+                        guard change[keyPath: token] > latest else { continue }
+                        latest = change[keyPath: token]
                         continuation.yield(change)
                     }
                     continuation.finish()

@@ -7,25 +7,8 @@ extension PhotoLibrary {
     /// Library changes this app may see, as they happen. With `since`, the changes after that token
     /// come first, so an app that reconnects misses nothing.
     public func libraryChanges(since token: Int64? = nil) -> AsyncThrowingStream<LibraryChange, Error> {
-        let replies = picker.send(.watchLibrary, LibraryChangesRequest(since: token), timeout: .seconds(365 * 86_400))
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    var latest = token ?? 0
-                    for try await reply in replies where reply.status == .event {
-                        let change = try reply.body(LibraryChange.self)
-                        // A change may arrive both live and in the replay; tokens only grow.
-                        guard change.token > latest else { continue }
-                        latest = change.token
-                        continuation.yield(change)
-                    }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        Self.events(of: picker.send(.watchLibrary, LibraryChangesRequest(since: token), timeout: .seconds(365 * 86_400)), after: token,
+                    token: \.token)
     }
 
     /// What changed in the library after `token` (visible to this app), and the token to ask with next.
