@@ -9,6 +9,9 @@ let package = Package(
         .executable(name: "lightbox-auth", targets: ["AuthServer"]),
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
+        // For the fuzz package (Fuzz/), which builds the wire decoding and the media readers instrumented.
+        .library(name: "LightboxProtocol", targets: ["LightboxProtocol"]),
+        .library(name: "Media", targets: ["Media"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
