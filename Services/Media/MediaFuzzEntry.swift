@@ -3,7 +3,8 @@ import LightboxProtocol
 
 /// The way into each media reader for the fuzzers (Fuzz/) and for the replay of their findings in
 /// the tests, so both run exactly the same code. Never throws: a `MediaError` is the expected
-/// answer to bad bytes; a fuzzer looks only for crashes, leaks and hangs.
+/// answer to bad bytes; a fuzzer looks only for crashes, leaks and hangs. Returns whether the
+/// reader accepted the input, so the tests can show the samples really reach each reader.
 ///
 /// The readers take a file, so the input is written to one scratch file per process first; each
 /// reader is called directly (not through the content sniffer) so every one of them sees every input.
@@ -14,13 +15,14 @@ public enum MediaFuzzEntry {
         case strip
     }
 
-    public static func run(_ target: Target, on input: Data) {
+    @discardableResult
+    public static func run(_ target: Target, on input: Data) -> Bool {
         switch target {
         case .exif:
-            _ = EXIFReader.tags(inBlock: input)
             _ = EXIFReader.tags(inTIFF: input)
+            return EXIFReader.tags(inBlock: input) != EXIFTags()
         case .strip:
-            guard let selector = input.first else { return }
+            guard let selector = input.first else { return false }
             let what: MetadataStripping = selector & 1 == 0 ? .location : .all
             let source = scratch.appendingPathComponent("strip-input")
             let destination = scratch.appendingPathComponent("strip-output")
@@ -28,21 +30,20 @@ public enum MediaFuzzEntry {
                 try? FileManager.default.removeItem(at: source)
                 try? FileManager.default.removeItem(at: destination)
             }
-            guard (try? input.dropFirst().write(to: source)) != nil else { return }
-            try? MetadataStripper.stripTyped(what, from: source, to: destination)
+            guard (try? input.dropFirst().write(to: source)) != nil else { return false }
+            return (try? MetadataStripper.stripTyped(what, from: source, to: destination)) != nil
         default:
             let url = scratch.appendingPathComponent("input")
             defer { try? FileManager.default.removeItem(at: url) }
-            guard (try? input.write(to: url)) != nil, let file = try? FileBytes(url) else { return }
+            guard (try? input.write(to: url)) != nil, let file = try? FileBytes(url) else { return false }
             switch target {
-            case .jpeg: _ = try? JPEGReader.read(file)
-            case .png: _ = try? PNGReader.read(file)
-            case .webp: _ = try? WebPReader.read(file)
-            case .gif: _ = try? GIFReader.read(file)
-            case .heif: _ = try? HEIFReader.read(file)
-            case .movie:
-                _ = try? MovieReader.read(file, type: .mpeg4Movie)
-            default: break
+            case .jpeg: return (try? JPEGReader.read(file)) != nil
+            case .png: return (try? PNGReader.read(file)) != nil
+            case .webp: return (try? WebPReader.read(file)) != nil
+            case .gif: return (try? GIFReader.read(file)) != nil
+            case .heif: return (try? HEIFReader.read(file)) != nil
+            case .movie: return (try? MovieReader.read(file, type: .mpeg4Movie)) != nil
+            case .exif, .strip: return false
             }
         }
     }
