@@ -42,8 +42,8 @@ for target in "${TARGETS[@]}"; do
     marker=$WORK/.started-$target
     touch "$marker"
     echo "fuzz: $target for ${SECONDS_PER_TARGET}s (log: $log)"
-    # ASan's leak check at exit is off: the Swift runtime keeps its metadata caches for good.
-    ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1 \
+    # Leaks are findings too (libFuzzer checks each input that allocates more than it frees).
+    ASAN_OPTIONS=allocator_may_return_null=1 \
     "$BIN/fuzz-$target" "$corpus" "$WORK/seeds/$target" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
