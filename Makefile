@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: deps build run test test-swift test-python bench clean
+.PHONY: deps build run test test-swift test-python bench fuzz clean
 
 deps:
 	@bash deploy/install-deps.sh
@@ -25,6 +25,13 @@ test: build
 ## Throughput of a token load against bare ZeroMQ, same run.
 bench: build
 	$(BIN)/lightbox bench load
+
+## libFuzzer + AddressSanitizer on the wire decoding and every media reader, FUZZ_SECONDS each
+## (not part of `make test`; FUZZ_TARGETS="jpeg wire" runs some). Fails when any target crashed.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?=
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Fuzz/run.sh $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build var

@@ -10,6 +10,9 @@ let package = Package(
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
         .executable(name: "lightbox-surface", targets: ["SurfaceServer"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
+        // For the fuzz package (Fuzz/), which builds the wire decoding and the media readers instrumented.
+        .library(name: "LightboxProtocol", targets: ["LightboxProtocol"]),
+        .library(name: "Media", targets: ["Media"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),

@@ -1,0 +1,66 @@
+"""Writes the seed corpus of each fuzz target into a work folder (never committed).
+
+Usage: seeds.py <repository root> <work folder> <target>...
+Media targets get the sample files of their format (Samples/library, extra, malformed) plus the
+malformed ones; `exif` gets the EXIF blocks cut out of the JPEG samples; `strip` gets every
+image once per stripping mode (first byte). `wire` gets each golden JSON fixture once per body
+type (first byte). Each target's earlier findings (Tests/Fixtures/fuzz-regressions/<target>) are
+seeds too, so a fixed crash stays covered.
+"""
+import pathlib
+import sys
+
+root, work, targets = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
+samples = sorted(p for folder in ("library", "extra", "malformed") for p in (root / "Samples" / folder).glob("*")
+                 if p.is_file() and p.suffix != ".md")
+malformed = [p for p in samples if p.parent.name == "malformed"]
+by_suffix = {
+    "jpeg": (".jpg", ".jpeg"), "png": (".png",), "webp": (".webp",), "gif": (".gif",),
+    "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"),
+}
+# How many body types WireFuzzEntry chooses from (WireFuzzEntry.bodyDecoders.count; the first byte is taken modulo this plus one, the last choice is the filter text).
+WIRE_CHOICES = 56
+
+
+def exif_blocks(data: bytes):
+    """The APP1 payloads that start with Exif\\0\\0 in a JPEG."""
+    index = 2
+    while index + 4 <= len(data) and data[index] == 0xFF:
+        marker, length = data[index + 1], int.from_bytes(data[index + 2:index + 4], "big")
+        payload = data[index + 4:index + 2 + length]
+        if marker == 0xE1 and payload.startswith(b"Exif\0\0"):
+            yield payload
+        if marker == 0xDA:
+            break
+        index += 2 + length
+
+
+for target in targets:
+    folder = work / "seeds" / target
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds: dict[str, bytes] = {}
+    if target == "wire":
+        for fixture in sorted((root / "Tests/Fixtures/golden").glob("*.json")):
+            for choice in range(WIRE_CHOICES + 1):
+                seeds[f"{fixture.stem}-{choice}"] = bytes([choice]) + fixture.read_bytes()
+        seeds["filter"] = bytes([WIRE_CHOICES]) + b"any(images,not(videos))"
+    elif target == "exif":
+        for path in samples:
+            for number, block in enumerate(exif_blocks(path.read_bytes())):
+                seeds[f"{path.stem}-{number}"] = block
+    elif target == "strip":
+        for path in samples:
+            if path.suffix in (".jpg", ".png", ".webp", ".gif"):
+                for mode in (0, 1):
+                    seeds[f"{path.stem}-{mode}"] = bytes([mode]) + path.read_bytes()
+    else:
+        for path in samples:
+            if path.suffix in by_suffix[target] or path in malformed:
+                seeds[path.name] = path.read_bytes()
+    regressions = root / "Tests/Fixtures/fuzz-regressions" / target
+    if regressions.is_dir():
+        for path in regressions.iterdir():
+            seeds[f"regression-{path.name}"] = path.read_bytes()
+    for name, data in seeds.items():
+        (folder / name).write_bytes(data)
+    print(f"{target}: {len(seeds)} seeds")

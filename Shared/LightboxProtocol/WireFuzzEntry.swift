@@ -1,0 +1,59 @@
+import Foundation
+
+/// The way into the wire decoding for the fuzzers (Fuzz/) and for the replay of their findings in
+/// the tests, so both run exactly the same code. Never throws: a fuzzer looks only for crashes.
+///
+/// The first byte of the input chooses what is decoded (one of `bodyDecoders`, or the text form of
+/// a picker filter); the rest is a request's header frame, read as a service reads it: the
+/// `RequestHead`, then the body as that type. A body that decodes must encode again and decode
+/// from its own encoding, else something the services accept cannot be sent back.
+public enum WireFuzzEntry {
+    public static func decode(_ input: Data) {
+        guard let selector = input.first else { return }
+        let rest = input.dropFirst()
+        let header = Data(rest)
+        _ = try? WireCoding.decode(RequestHead.self, from: header)
+        let choice = Int(selector) % (bodyDecoders.count + 1)
+        if choice == bodyDecoders.count {
+            _ = try? PickerFilter(parsing: String(decoding: rest, as: UTF8.self))
+        } else {
+            bodyDecoders[choice](header)
+        }
+    }
+
+    /// One decoder per request body type a service or client decodes from a header frame.
+    public static let bodyDecoders: [@Sendable (Data) -> Void] = [
+        probe(Empty.self), probe(RegisterAppRequest.self), probe(IdentifyRequest.self),
+        probe(StatusRequest.self), probe(StatusResponse.self), probe(AuthorizationRequest.self),
+        probe(PromptShown.self), probe(LimitedLibraryPickerResponse.self), probe(AuthorizationChange.self),
+        probe(ChangesRequest.self), probe(PromptsRequest.self), probe(AnswerPromptRequest.self),
+        probe(SetAccessRequest.self), probe(AuditRequest.self), probe(AccessDetailRequest.self),
+        probe(LibraryDecisionRequest.self), probe(AssetCreatedRequest.self), probe(FetchAssetsRequest.self),
+        probe(AssetQuery.self), probe(CreateAssetRequest.self), probe(CreateAssetResponse.self),
+        probe(CreateAlbumRequest.self), probe(ImageRequest.self), probe(ImageResultInfo.self),
+        probe(CancelImageRequest.self), probe(VideoRequest.self), probe(VideoResultInfo.self),
+        probe(DownloadProgress.self), probe(AssetRequest.self), probe(PendingPicksRequest.self),
+        probe(ListAssetsRequest.self), probe(ThumbnailRequest.self), probe(ThumbnailInfo.self),
+        probe(ChooseRequest.self), probe(CancelPickRequest.self), probe(RevokeRequest.self),
+        probe(ImportRequest.self), probe(ImportProgress.self), probe(ImportSummary.self),
+        probe(PickRequest.self), probe(PickStarted.self), probe(PickResponse.self),
+        probe(TokenRequest.self), probe(LoadRequest.self), probe(ChunkHeader.self),
+        probe(StreamCredit.self), probe(StreamCancel.self), probe(StreamCompletion.self),
+        probe(PickerFilter.self), probe(LightboxError.self),
+        probe(LibraryChangesRequest.self), probe(AlbumMembershipRequest.self), probe(AlbumAssetsRequest.self),
+        probe(DeleteAssetsRequest.self), probe(DeleteConfirmationRequest.self), probe(AuditRecordRequest.self),
+    ]
+
+    static func probe<Body: Codable & Sendable>(_ type: Body.Type) -> @Sendable (Data) -> Void {
+        { header in
+            guard let body = try? RequestEnvelope<Body>.decodeBody(from: header) else { return }
+            let envelope = RequestEnvelope(id: "fuzz", op: .ping, body: body)
+            do {
+                let encoded = try WireCoding.encode(envelope)
+                _ = try RequestEnvelope<Body>.decodeBody(from: encoded)
+            } catch {
+                fatalError("\(Body.self) decoded from a header but does not survive its own encoding: \(error)")
+            }
+        }
+    }
+}
