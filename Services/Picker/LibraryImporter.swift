@@ -9,6 +9,9 @@ import Media
 struct LibraryImporter: Sendable {
     let catalog: Catalog
     let logger: Logger
+    /// Renders a stored image's owner thumbnail, proving that it decodes (as photo libraries do at
+    /// import); throws `badMedia` with the decoder's reason when it does not.
+    var proveDecodes: @Sendable (AssetRecord) async throws -> Void = { _ in }
 
     /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
     static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
@@ -36,6 +39,8 @@ struct LibraryImporter: Sendable {
                 if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
             } catch let error as MediaError {
                 summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
+            } catch let error as LightboxError {
+                summary.failed.append(ImportFailure(file: relative, code: error.code, message: error.message))
             } catch {
                 summary.failed.append(ImportFailure(file: relative, code: .internal, message: "\(error)"))
             }
@@ -71,6 +76,7 @@ struct LibraryImporter: Sendable {
         try store(file, at: storedPath, moving: false)
         let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
                                      fileName: fileName ?? file.lastPathComponent)
+        try await decodes(record)
         try await catalog.insert(record)
         return (record.identifier, true)
     }
@@ -85,8 +91,26 @@ struct LibraryImporter: Sendable {
         let storedPath = "\(hash.prefix(2))/\(hash)-\(identifier.prefix(8).lowercased()).\(metadata.type.preferredFilenameExtension ?? "bin")"
         let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName)
         try store(file, at: storedPath, moving: true)
+        try await decodes(record)
         try await catalog.insert(record)
         return identifier
+    }
+
+    /// Images must decode before they join the library; one that does not leaves no stored copy.
+    private func decodes(_ record: AssetRecord) async throws {
+        guard record.mediaType == .image else { return }
+        let stored = catalog.originalURL(of: record)
+        do {
+            try await proveDecodes(record)
+        } catch let error as LightboxError {
+            try? FileManager.default.removeItem(at: stored)
+            // The decoder names the library's copy; the owner knows the file by its own name.
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
+            throw LightboxError(error.code, "\(record.fileName) was not imported because it does not decode. \(reason)")
+        } catch {
+            try? FileManager.default.removeItem(at: stored)
+            throw error
+        }
     }
 
     /// Puts the original at `storedPath` under the originals folder, through a partial file.

@@ -72,7 +72,9 @@ public final class PickerService: Sendable {
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
     }
 
-    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: logger) }
+    var importer: LibraryImporter {
+        LibraryImporter(catalog: catalog, logger: logger) { [self] record in _ = try await posterOrThumbnail(of: record, side: 256) }
+    }
 
     func authConnection() throws(LightboxError) -> DealerConnection {
         guard let auth = authLink.withLock({ $0 }) else {

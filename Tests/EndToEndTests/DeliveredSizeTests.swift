@@ -51,4 +51,26 @@ import Testing
         #expect(properties["Depth"] == .number(8))
         #expect(properties["{Exif}"]?["DateTimeDigitized"] == .string("2024:06:01 12:30:45"))
     }
+
+    /// Import decodes each image (making the owner's 256-px thumbnail) and refuses the ones no
+    /// decoder can show: a GIF 0 pixels wide, a WebP whose header is valid but bitstream broken.
+    @Test func importRefusesImagesThatDoNotDecode() async throws {
+        let harness = try await ServiceHarness.start(importFolders: [])
+        defer { harness.stop() }
+        let owner = try await harness.owner()
+        let folder = harness.root.appendingPathComponent("undecodable")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["zero-width.gif", "broken-bitstream.webp"] {
+            try FileManager.default.copyItem(at: ServiceHarness.repository.appendingPathComponent("Samples/malformed/\(name)"),
+                                             to: folder.appendingPathComponent(name))
+        }
+        try FileManager.default.copyItem(at: ServiceHarness.samples.appendingPathComponent("harbour.jpg"), to: folder.appendingPathComponent("harbour.jpg"))
+        let started = Date()
+        let summary = try await owner.importLibrary(at: folder.path)
+        print("imported 3 files (1 good) in \(Date().timeIntervalSince(started)) s; refused: \(summary.failed.map { "\($0.file): \($0.message)" })")
+        #expect(summary.imported.count == 1)
+        #expect(Set(summary.failed.map(\.file)) == ["zero-width.gif", "broken-bitstream.webp"])
+        #expect(summary.failed.allSatisfy { $0.code == .badMedia && !$0.message.isEmpty })
+        #expect(try await owner.assets().map(\.fileName) == ["harbour.jpg"])
+    }
 }
