@@ -10,8 +10,9 @@ struct LibraryImporter: Sendable {
     let catalog: Catalog
     let logger: Logger
     /// Renders a stored image's owner thumbnail, proving that it decodes (as photo libraries do at
-    /// import); throws `badMedia` with the decoder's reason when it does not.
-    var proveDecodes: @Sendable (AssetRecord) async throws -> Void = { _ in }
+    /// import); throws with the decoder's reason when it does not. The service's version caches the
+    /// thumbnail; without one, the image is rendered and the result dropped.
+    var proveDecodes: (@Sendable (AssetRecord) async throws -> Void)? = nil
 
     /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
     static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
@@ -101,7 +102,15 @@ struct LibraryImporter: Sendable {
         guard record.mediaType == .image else { return }
         let stored = catalog.originalURL(of: record)
         do {
-            try await proveDecodes(record)
+            if let proveDecodes {
+                try await proveDecodes(record)
+            } else {
+                _ = try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80)
+            }
+        } catch let error as MediaError {
+            try? FileManager.default.removeItem(at: stored)
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
+            throw LightboxError(.badMedia, "\(record.fileName) was not imported because it does not decode. \(reason)")
         } catch let error as LightboxError {
             try? FileManager.default.removeItem(at: stored)
             // The decoder names the library's copy; the owner knows the file by its own name.
