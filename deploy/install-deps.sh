@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what Lightbox needs on Debian 12 (with Swift already installed), only what is missing.
 # Called by `make run` and `make test`; safe to run again.
-#   --bench   also the baselines `lightbox bench media` measures against (exiftool, vipsthumbnail)
+#   --bench   also the baselines `lightbox bench media` measures against (vipsthumbnail; exiftool is always installed)
 set -euo pipefail
 
-apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg chromium chromium-driver)
+apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg
+  chromium chromium-driver  # the owner's surface is tested in headless Chromium
+  libimage-exiftool-perl)   # exiftool: the corpus tests compare image properties with it
 for argument in "$@"; do
   case "$argument" in
-    --bench) apt_packages+=(libimage-exiftool-perl libvips-tools) ;;
+    --bench) apt_packages+=(libvips-tools) ;;
     *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
   esac
 done

@@ -34,6 +34,15 @@ enum EXIFReader {
         tags.orientation = entries.integer(ifd0, 0x0112).flatMap { (1...8).contains($0) ? $0 : nil }
         tags.dateTimeOriginal = entries.text(exifIFD, 0x9003)
         tags.offsetTimeOriginal = entries.text(exifIFD, 0x9011)
+        tags.dateTimeDigitized = entries.text(exifIFD, 0x9004)
+        tags.offsetTime = entries.text(exifIFD, 0x9010)
+        tags.offsetTimeDigitized = entries.text(exifIFD, 0x9012)
+        let unit = entries.integer(ifd0, 0x0128) ?? 2
+        if unit == 2 || unit == 3 {
+            let perInch = unit == 3 ? 2.54 : 1
+            tags.dpiWidth = entries.rationals(ifd0, 0x011A)?.first.flatMap { $0 > 0 ? $0 * perInch : nil }
+            tags.dpiHeight = entries.rationals(ifd0, 0x011B)?.first.flatMap { $0 > 0 ? $0 * perInch : nil }
+        }
         tags.exposureTime = entries.rationals(exifIFD, 0x829A)?.first.flatMap { $0 > 0 ? $0 : nil }
         tags.fNumber = entries.rationals(exifIFD, 0x829D)?.first.flatMap { $0 > 0 ? $0 : nil }
         tags.isoSpeed = entries.integer(exifIFD, 0x8827).flatMap { $0 > 0 ? $0 : nil }

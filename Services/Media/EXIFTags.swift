@@ -9,6 +9,12 @@ struct EXIFTags: Hashable {
     var dateTime: String?
     var dateTimeOriginal: String?
     var offsetTimeOriginal: String?
+    var dateTimeDigitized: String?
+    var offsetTime: String?
+    var offsetTimeDigitized: String?
+    /// XResolution and YResolution converted to pixels per inch (ResolutionUnit 2 inch, 3 cm).
+    var dpiWidth: Double?
+    var dpiHeight: Double?
     var orientation: Int?
     var exposureTime: Double?
     var fNumber: Double?
@@ -25,6 +31,13 @@ extension MediaMetadata {
         cameraModel = tags.model ?? cameraModel
         dateTimeOriginal = tags.dateTimeOriginal ?? dateTimeOriginal
         orientation = tags.orientation ?? orientation
+        dateTimeDigitized = tags.dateTimeDigitized ?? dateTimeDigitized
+        offsetTime = tags.offsetTime ?? offsetTime
+        offsetTimeOriginal = tags.offsetTimeOriginal ?? offsetTimeOriginal
+        offsetTimeDigitized = tags.offsetTimeDigitized ?? offsetTimeDigitized
+        // A container's own density (JFIF, pHYs) wins, as in ImageIO; EXIF fills in.
+        dpiWidth = dpiWidth ?? tags.dpiWidth
+        dpiHeight = dpiHeight ?? tags.dpiHeight
         exposureTime = tags.exposureTime ?? exposureTime
         fNumber = tags.fNumber ?? fNumber
         isoSpeed = tags.isoSpeed ?? isoSpeed

@@ -79,6 +79,8 @@ enum GIFReader {
         guard frames > 0 else { throw MediaError(.malformed, "\(name) has no GIF frames") }
         metadata.frameCount = frames
         metadata.hasAlpha = hasTransparency
+        metadata.colorModel = "RGB"  // palette entries are RGB, 8 bits each (as ImageIO says)
+        metadata.depth = 8
         metadata.isAnimated = frames > 1
         if frames > 1 {
             metadata.duration = Double(delays.reduce(0, +)) / 100

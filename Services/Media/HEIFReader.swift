@@ -38,6 +38,10 @@ enum HEIFReader {
         }
         metadata.hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
         metadata.frameCount = 1
+        let bits = Int(heif_image_handle_get_luma_bits_per_pixel(handle))
+        metadata.depth = bits > 0 ? bits : nil
+        metadata.colorModel = heif_image_handle_get_chroma_bits_per_pixel(handle) < 0 ? "Gray" : "RGB"
+        metadata.profileName = iccProfile(handle).flatMap(ICCProfileDescription.read)
         if let exif = exifBlock(handle) { metadata.apply(EXIFReader.tags(inTIFF: exif)) }
         metadata.hasXMP = metadataIdentifiers(handle, type: "mime").contains { identifier in
             heif_image_handle_get_metadata_content_type(handle, identifier).map { String(cString: $0) } == "application/rdf+xml"
@@ -59,6 +63,15 @@ enum HEIFReader {
             return item.subdata(in: tiffOffset..<size)
         }
         return nil
+    }
+
+    /// The raw ICC profile of an HEIF `colr` box of type `prof` or `rICC`.
+    static func iccProfile(_ handle: OpaquePointer) -> Data? {
+        let size = heif_image_handle_get_raw_color_profile_size(handle)
+        guard size > 0, size <= maximumEXIFSize else { return nil }
+        var profile = Data(count: size)
+        let copied = profile.withUnsafeMutableBytes { heif_image_handle_get_raw_color_profile(handle, $0.baseAddress) }
+        return copied.code == heif_error_Ok ? profile : nil
     }
 
     static func metadataIdentifiers(_ handle: OpaquePointer, type: String) -> [heif_item_id] {

@@ -10,8 +10,12 @@ extension MediaMetadata {
     /// "PixelWidth": 640, "PixelHeight": 480   as stored, before Orientation / Rotation
     /// "Orientation": 6                         EXIF 1–8
     /// "HasAlpha": false                        images only
+    /// "ColorModel": "RGB" | "Gray" | "CMYK" | "Lab", "Depth": 8 (bits per sample)   images only
+    /// "DPIWidth": 72, "DPIHeight": 72           when JFIF, pHYs or EXIF give a density
+    /// "ProfileName": "Display P3"              the embedded ICC profile's description
     /// "{TIFF}": { "Make", "Model", "Orientation" }
-    /// "{Exif}": { "DateTimeOriginal": "2024:06:01 12:30:45", "ExposureTime": 0.004 (s),
+    /// "{Exif}": { "DateTimeOriginal": "2024:06:01 12:30:45", "DateTimeDigitized", "OffsetTime",
+    ///             "OffsetTimeOriginal", "OffsetTimeDigitized": "+02:00", "ExposureTime": 0.004 (s),
     ///             "FNumber": 2.8, "ISOSpeedRatings": [100] }
     /// "{GPS}":  { "Latitude": 59.9139, "LatitudeRef": "N", "Longitude": 10.7522, "LongitudeRef": "E",
     ///             "Altitude": 12, "AltitudeRef": 0 }           unsigned values with refs, as in EXIF
@@ -31,6 +35,11 @@ extension MediaMetadata {
         properties["PixelHeight"] = pixelHeight.map(Self.number)
         properties["Orientation"] = orientation.map(Self.number)
         properties["HasAlpha"] = hasAlpha.map(JSONValue.bool)
+        properties["ColorModel"] = colorModel.map(JSONValue.string)
+        properties["Depth"] = depth.map(Self.number)
+        properties["DPIWidth"] = dpiWidth.map(JSONValue.number)
+        properties["DPIHeight"] = dpiHeight.map(JSONValue.number)
+        properties["ProfileName"] = profileName.map(JSONValue.string)
         properties["{TIFF}"] = Self.dictionary([
             "Make": cameraMake.map(JSONValue.string),
             "Model": cameraModel.map(JSONValue.string),
@@ -38,6 +47,10 @@ extension MediaMetadata {
         ])
         properties["{Exif}"] = Self.dictionary([
             "DateTimeOriginal": dateTimeOriginal.map(JSONValue.string),
+            "DateTimeDigitized": dateTimeDigitized.map(JSONValue.string),
+            "OffsetTime": offsetTime.map(JSONValue.string),
+            "OffsetTimeOriginal": offsetTimeOriginal.map(JSONValue.string),
+            "OffsetTimeDigitized": offsetTimeDigitized.map(JSONValue.string),
             "ExposureTime": exposureTime.map(JSONValue.number),
             "FNumber": fNumber.map(JSONValue.number),
             "ISOSpeedRatings": isoSpeed.map { .array([Self.number($0)]) },

@@ -5,6 +5,9 @@ import Foundation
 /// entropy-coded data is never read.
 enum JPEGReader {
     static let xmpSignature = Data("http://ns.adobe.com/xap/1.0/\0".utf8)
+    static let jfifSignature = Data("JFIF\0".utf8)
+    /// APP2 segments carry an ICC profile in pieces after this signature, a sequence number and a count.
+    static let iccSignature = Data("ICC_PROFILE\0".utf8)
     /// How far past a segment's end to look for the next marker when a writer left stray bytes.
     static let resyncWindow = 64 * 1024
 
@@ -14,6 +17,7 @@ enum JPEGReader {
         metadata.frameCount = 1
         let name = file.url.lastPathComponent
         var exifBlock: Data?
+        var profile = Data()
         var offset: UInt64 = 2
         segments: while offset + 4 <= file.size {
             let marker = try file.readExactly(at: offset, count: 2, what: "marker segments")
@@ -41,10 +45,31 @@ enum JPEGReader {
             let payloadStart = offset + 4
             let payloadLength = Int(length - 2)
             if (0xC0...0xCF).contains(code), ![0xC4, 0xC8, 0xCC].contains(code) {
-                let frame = try file.readExactly(at: payloadStart, count: 5, what: "frame header")
+                let frame = try file.readExactly(at: payloadStart, count: 6, what: "frame header")
+                metadata.depth = Int(frame[frame.startIndex])
                 metadata.pixelHeight = Int(frame.uint16BE(at: 1))
                 metadata.pixelWidth = Int(frame.uint16BE(at: 3))
+                // 3 components are YCbCr or RGB, 4 CMYK or YCCK: ImageIO says RGB and CMYK.
+                metadata.colorModel = [1: "Gray", 3: "RGB", 4: "CMYK"][frame[frame.startIndex + 5]]
                 break segments
+            }
+            if code == 0xE0, payloadLength >= 12 {
+                let jfif = try file.read(at: payloadStart, count: 12)
+                if jfif.starts(with: jfifSignature), jfif.count == 12 {
+                    let unit = jfif[jfif.startIndex + 7]
+                    let perInch: Double? = unit == 1 ? 1 : unit == 2 ? 2.54 : nil
+                    let (x, y) = (Double(jfif.uint16BE(at: 8)), Double(jfif.uint16BE(at: 10)))
+                    if let perInch, x > 0, y > 0 {
+                        metadata.dpiWidth = x * perInch
+                        metadata.dpiHeight = y * perInch
+                    }
+                }
+            }
+            if code == 0xE2, payloadLength > iccSignature.count + 2 {
+                let signature = try file.read(at: payloadStart, count: iccSignature.count)
+                if signature == iccSignature {
+                    profile += try file.read(at: payloadStart + UInt64(iccSignature.count + 2), count: payloadLength - iccSignature.count - 2)
+                }
             }
             if code == 0xE1 {
                 let signature = try file.read(at: payloadStart, count: min(payloadLength, xmpSignature.count))
@@ -60,6 +85,7 @@ enum JPEGReader {
             throw MediaError(.malformed, "\(name) has no JPEG frame header with a pixel size (truncated file?)")
         }
         if let exifBlock { metadata.apply(EXIFReader.tags(inBlock: exifBlock)) }
+        if !profile.isEmpty { metadata.profileName = ICCProfileDescription.read(profile) }
         return metadata
     }
 

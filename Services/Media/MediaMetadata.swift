@@ -36,6 +36,15 @@ public struct MediaMetadata: Sendable, Hashable {
     public var loopCount: Int?
     /// Animations: how long the first frame shows, in seconds (ImageIO's DelayTime at index 0).
     public var firstFrameDelay: Double?
+    /// How the pixels are stored: `RGB`, `Gray`, `CMYK` or `Lab`, as ImageIO's ColorModel.
+    public var colorModel: String?
+    /// Bits per sample (ImageIO's Depth): 8 for most photos, 16 for deep PNGs.
+    public var depth: Int?
+    /// Pixels per inch, from JFIF, PNG pHYs or EXIF XResolution/YResolution.
+    public var dpiWidth: Double?
+    public var dpiHeight: Double?
+    /// The embedded ICC profile's description (ImageIO's ProfileName), e.g. `Display P3`.
+    public var profileName: String?
 
     // MARK: Camera (EXIF, or a movie's QuickTime metadata)
 
@@ -43,6 +52,12 @@ public struct MediaMetadata: Sendable, Hashable {
     public var cameraModel: String?
     /// EXIF DateTimeOriginal exactly as written, e.g. `2024:06:01 12:30:45` (no zone).
     public var dateTimeOriginal: String?
+    /// EXIF DateTimeDigitized as written.
+    public var dateTimeDigitized: String?
+    /// EXIF OffsetTime, OffsetTimeOriginal, OffsetTimeDigitized as written, e.g. `+02:00`.
+    public var offsetTime: String?
+    public var offsetTimeOriginal: String?
+    public var offsetTimeDigitized: String?
     /// Seconds.
     public var exposureTime: Double?
     public var fNumber: Double?

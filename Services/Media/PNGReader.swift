@@ -19,10 +19,14 @@ enum PNGReader {
         metadata.pixelHeight = Int(header.uint32BE(at: 12))
         let colorType = header[header.startIndex + 17]
         metadata.hasAlpha = colorType == 4 || colorType == 6  // grey + alpha, RGBA
+        metadata.colorModel = colorType == 0 || colorType == 4 ? "Gray" : "RGB"
+        // A palette's samples are its 8-bit RGB entries, whatever the index width (as ImageIO says).
+        metadata.depth = colorType == 3 ? 8 : Int(header[header.startIndex + 16])
         metadata.frameCount = 1
         var animationFrames: Int?
         var plays: Int?
         var delays: [Double] = []
+        var hasProfile = false
         var offset: UInt64 = 8
         while offset + 8 <= file.size {
             let chunk = try file.readExactly(at: offset, count: 8, what: "chunk list")
@@ -32,6 +36,17 @@ enum PNGReader {
             switch type {
             case "tRNS":
                 metadata.hasAlpha = true
+            case "pHYs":
+                let density = try file.readExactly(at: content, count: 9, what: "pHYs chunk")
+                let (x, y) = (Double(density.uint32BE(at: 0)), Double(density.uint32BE(at: 4)))
+                if density[density.startIndex + 8] == 1, x > 0, y > 0 {  // pixels per metre
+                    metadata.dpiWidth = (x * 0.0254).rounded()
+                    metadata.dpiHeight = (y * 0.0254).rounded()
+                }
+            case "sRGB":
+                metadata.profileName = metadata.profileName ?? "sRGB IEC61966-2.1"
+            case "iCCP":
+                hasProfile = true
             case "acTL":
                 let control = try file.readExactly(at: content, count: 8, what: "acTL chunk")
                 animationFrames = Int(control.uint32BE(at: 0))
@@ -53,6 +68,9 @@ enum PNGReader {
                 break
             }
             offset = content + length + 4  // data and CRC
+        }
+        if hasProfile, let profile = EmbeddedICCProfile.read(file.url) {
+            metadata.profileName = ICCProfileDescription.read(profile)
         }
         if let animationFrames, animationFrames > 1 {
             metadata.isAnimated = true

@@ -41,6 +41,9 @@ enum WebPReader {
             metadata.apply(EXIFReader.tags(inTIFF: exif))
         }
         metadata.hasXMP = chunk("XMP ", in: demux) != nil
+        metadata.colorModel = "RGB"
+        metadata.depth = 8
+        metadata.profileName = chunk("ICCP", in: demux).flatMap(ICCProfileDescription.read)
         return metadata
     }
 

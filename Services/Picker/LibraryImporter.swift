@@ -9,6 +9,10 @@ import Media
 struct LibraryImporter: Sendable {
     let catalog: Catalog
     let logger: Logger
+    /// Renders a stored image's owner thumbnail, proving that it decodes (as photo libraries do at
+    /// import); throws with the decoder's reason when it does not. The service's version caches the
+    /// thumbnail; without one, the image is rendered and the result dropped.
+    var proveDecodes: (@Sendable (AssetRecord) async throws -> Void)? = nil
 
     /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
     static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
@@ -36,6 +40,8 @@ struct LibraryImporter: Sendable {
                 if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
             } catch let error as MediaError {
                 summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
+            } catch let error as LightboxError {
+                summary.failed.append(ImportFailure(file: relative, code: error.code, message: error.message))
             } catch {
                 summary.failed.append(ImportFailure(file: relative, code: .internal, message: "\(error)"))
             }
@@ -71,6 +77,7 @@ struct LibraryImporter: Sendable {
         try store(file, at: storedPath, moving: false)
         let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
                                      fileName: fileName ?? file.lastPathComponent)
+        try await decodes(record)
         try await catalog.insert(record)
         return (record.identifier, true)
     }
@@ -85,8 +92,34 @@ struct LibraryImporter: Sendable {
         let storedPath = "\(hash.prefix(2))/\(hash)-\(identifier.prefix(8).lowercased()).\(metadata.type.preferredFilenameExtension ?? "bin")"
         let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName)
         try store(file, at: storedPath, moving: true)
+        try await decodes(record)
         try await catalog.insert(record)
         return identifier
+    }
+
+    /// Images must decode before they join the library; one that does not leaves no stored copy.
+    private func decodes(_ record: AssetRecord) async throws {
+        guard record.mediaType == .image else { return }
+        let stored = catalog.originalURL(of: record)
+        do {
+            if let proveDecodes {
+                try await proveDecodes(record)
+            } else {
+                _ = try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80)
+            }
+        } catch let error as MediaError {
+            try? FileManager.default.removeItem(at: stored)
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
+            throw LightboxError(.badMedia, "\(record.fileName) was not imported because it does not decode. \(reason)")
+        } catch let error as LightboxError {
+            try? FileManager.default.removeItem(at: stored)
+            // The decoder names the library's copy; the owner knows the file by its own name.
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
+            throw LightboxError(error.code, "\(record.fileName) was not imported because it does not decode. \(reason)")
+        } catch {
+            try? FileManager.default.removeItem(at: stored)
+            throw error
+        }
     }
 
     /// Puts the original at `storedPath` under the originals folder, through a partial file.

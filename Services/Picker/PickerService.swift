@@ -76,7 +76,9 @@ public final class PickerService: Sendable {
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
     }
 
-    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: logger) }
+    var importer: LibraryImporter {
+        LibraryImporter(catalog: catalog, logger: logger) { [self] record in _ = try await posterOrThumbnail(of: record, side: 256) }
+    }
 
     func authConnection() throws(LightboxError) -> DealerConnection {
         guard let auth = authLink.withLock({ $0 }) else {
@@ -220,9 +222,10 @@ public final class PickerService: Sendable {
         let token = try request.body(TokenRequest.self).token
         let (capability, asset) = try await redeemed(token, by: app, for: request.op)
         let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
+        let fileSize = try await deliveredFileSize(of: asset, capability)
         auditReporter.record(app: app, operation: "describe", assetCount: 1, outcome: "ok", asset: asset.identifier)
         responder.succeed(ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
-                                              fileSize: asset.fileSize, properties: asset.basicProperties, imageProperties: properties))
+                                              fileSize: fileSize, properties: asset.basicProperties, imageProperties: properties))
     }
 
     func load(_ request: IncomingRequest, _ responder: Responder) async throws {

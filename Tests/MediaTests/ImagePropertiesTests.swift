@@ -13,8 +13,8 @@ import Testing
         #expect(properties["HasAlpha"] == .bool(false))
         #expect(properties["{TIFF}"] == .object(["Make": .string("Lightbox"), "Model": .string("Sample Camera 1"), "Orientation": .number(1)]))
         #expect(properties["{Exif}"] == .object([
-            "DateTimeOriginal": .string("2024:06:01 12:30:45"), "ExposureTime": .number(0.004),
-            "FNumber": .number(2.8), "ISOSpeedRatings": .array([.number(100)]),
+            "DateTimeOriginal": .string("2024:06:01 12:30:45"), "DateTimeDigitized": .string("2024:06:01 12:30:45"),
+            "ExposureTime": .number(0.004), "FNumber": .number(2.8), "ISOSpeedRatings": .array([.number(100)]),
         ]))
         let gps = try #require(properties["{GPS}"])
         #expect(gps["LatitudeRef"] == .string("N"))

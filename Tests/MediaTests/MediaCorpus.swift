@@ -4,7 +4,9 @@ import Foundation
 /// test suites with values read back by exiftool, ffprobe, gifsicle and libwebp's tools. CI clones
 /// the repository with `shared/` beside it; elsewhere the corpus may be absent and its tests skip.
 enum MediaCorpus {
-    static let folder = URL(fileURLWithPath: #filePath)
+    /// `LIGHTBOX_MEDIA_CORPUS` names it where it is not beside the repository (a git worktree).
+    static let folder = ProcessInfo.processInfo.environment["LIGHTBOX_MEDIA_CORPUS"].map { URL(fileURLWithPath: $0) }
+        ?? URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("../shared/media").standardizedFileURL
 
