@@ -35,6 +35,9 @@ enum EXIFReader {
         tags.dateTimeOriginal = entries.text(exifIFD, 0x9003)
         tags.offsetTimeOriginal = entries.text(exifIFD, 0x9011)
         tags.dateTimeDigitized = entries.text(exifIFD, 0x9004)
+        if let note = entries.entry(exifIFD, 0x927C), note.size > 0 {
+            tags.contentIdentifier = AppleMakerNote.contentIdentifier(in: Data(bytes: note.data, count: Int(note.size)))
+        }
         tags.offsetTime = entries.text(exifIFD, 0x9010)
         tags.offsetTimeDigitized = entries.text(exifIFD, 0x9012)
         let unit = entries.integer(ifd0, 0x0128) ?? 2

@@ -15,6 +15,8 @@ struct EXIFTags: Hashable {
     /// XResolution and YResolution converted to pixels per inch (ResolutionUnit 2 inch, 3 cm).
     var dpiWidth: Double?
     var dpiHeight: Double?
+    /// Apple's MakerNote ContentIdentifier: the same in a Live Photo's still and its movie.
+    var contentIdentifier: String?
     var orientation: Int?
     var exposureTime: Double?
     var fNumber: Double?
@@ -38,6 +40,7 @@ extension MediaMetadata {
         // A container's own density (JFIF, pHYs) wins, as in ImageIO; EXIF fills in.
         dpiWidth = dpiWidth ?? tags.dpiWidth
         dpiHeight = dpiHeight ?? tags.dpiHeight
+        contentIdentifier = tags.contentIdentifier ?? contentIdentifier
         exposureTime = tags.exposureTime ?? exposureTime
         fNumber = tags.fNumber ?? fNumber
         isoSpeed = tags.isoSpeed ?? isoSpeed

@@ -63,6 +63,9 @@ public struct MediaMetadata: Sendable, Hashable {
     public var fNumber: Double?
     /// EXIF ISOSpeedRatings (the first value).
     public var isoSpeed: Int?
+    /// Apple's Live Photo content identifier: the still's MakerNote ContentIdentifier, the movie's
+    /// `com.apple.quicktime.content.identifier`. A still and a movie that share one are one Live Photo.
+    public var contentIdentifier: String?
     /// Where it was taken.
     public var location: GeoLocation?
     /// Whether the file carries an EXIF block (even one Lightbox could not use) or XMP.

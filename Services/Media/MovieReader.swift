@@ -59,6 +59,7 @@ enum MovieReader {
         // container's creation_time is when the file was written, in UTC. Prefer the first.
         metadata.creationDate = tags["com.apple.quicktime.creationdate"].flatMap(MediaTimestamp.iso8601)
             ?? tags["creation_time"].flatMap(MediaTimestamp.iso8601)
+        metadata.contentIdentifier = tags["com.apple.quicktime.content.identifier"]
         metadata.cameraMake = tags["com.apple.quicktime.make"] ?? tags["com.android.manufacturer"] ?? tags["make"]
         metadata.cameraModel = tags["com.apple.quicktime.model"] ?? tags["com.android.model"] ?? tags["model"]
         metadata.location = (tags["com.apple.quicktime.location.ISO6709"] ?? tags["location"]).flatMap(GeoLocation.init(iso6709:))

@@ -25,6 +25,23 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var isInCloud = false
     /// CGImageSource-style properties read at import, as JSON.
     var properties = "{}"
+    /// A Live Photo's movie, stored beside the still's original (relative to the originals folder).
+    var pairedPath: String?
+    var pairedHash: String?
+    var pairedType: UTType?
+
+    /// The Live Photo's movie as an asset of its own, for delivering it like any original.
+    var pairedMovie: AssetRecord? {
+        guard let pairedPath, let pairedHash, let pairedType else { return nil }
+        var movie = self
+        movie.storedPath = pairedPath
+        movie.contentHash = pairedHash
+        movie.type = pairedType
+        movie.mediaType = .video
+        movie.pairedPath = nil
+        movie.isInCloud = false  // the cloud tier holds the still's original only
+        return movie
+    }
 
     var subtypeSet: Set<MediaSubtype> {
         Set(subtypes.split(separator: ",").compactMap { MediaSubtype(rawValue: String($0)) })

@@ -32,6 +32,10 @@ extension Catalog {
         if !pathInUse {
             for folder in [originals, cloud] { try? FileManager.default.removeItem(at: folder.appendingPathComponent(asset.storedPath)) }
         }
+        if let movie = asset.pairedPath,
+           try await database.read({ db in try AssetRecord.filter(Column("pairedPath") == movie).fetchCount(db) }) == 0 {
+            try? FileManager.default.removeItem(at: originals.appendingPathComponent(movie))
+        }
         if !contentInUse {
             // Derived files are named `<hash>.<kind>` in the folder of the hash's first two characters.
             let folder = derived.appendingPathComponent(String(asset.contentHash.prefix(2)))

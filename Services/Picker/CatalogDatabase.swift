@@ -115,6 +115,13 @@ enum CatalogDatabase {
                 t.primaryKey(["album", "asset"])
             }
         }
+        migrator.registerMigration("v7 Live Photos: the paired movie of a still") { db in
+            try db.alter(table: "asset") { t in
+                t.add(column: "pairedPath", .text)
+                t.add(column: "pairedHash", .text)
+                t.add(column: "pairedType", .text)
+            }
+        }
         return migrator
     }
 }

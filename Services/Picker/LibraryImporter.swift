@@ -32,11 +32,20 @@ struct LibraryImporter: Sendable {
 
     func importFolder(_ folder: URL, progress: (ImportProgress) -> Void) async throws -> ImportSummary {
         let files = mediaCandidates(in: folder)
+        let livePhotos = LivePhotoPairing.pairs(files.compactMap { url in
+            (try? MetadataReader.read(fileAt: url)).map { LivePhotoPairing.Candidate(url: url, metadata: $0) }
+        })
+        let pairedMovies = Set(livePhotos.values)
         var summary = ImportSummary(imported: [], unchanged: [], failed: [])
         for (index, file) in files.enumerated() {
             let relative = String(file.path.dropFirst(folder.path.count).drop { $0 == "/" })
+            // A Live Photo's movie is imported with its still, as one asset.
+            if pairedMovies.contains(file) {
+                progress(ImportProgress(completed: index + 1, total: files.count, file: relative))
+                continue
+            }
             do {
-                let (identifier, isNew) = try await importFile(file)
+                let (identifier, isNew) = try await importFile(file, pairedMovie: livePhotos[file])
                 if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
             } catch let error as MediaError {
                 summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
@@ -66,18 +75,20 @@ struct LibraryImporter: Sendable {
         return files.sorted { $0.path < $1.path }
     }
 
-    /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under.
-    /// Idempotent: the identifier comes from the content, so the same bytes give the same asset.
-    func importFile(_ file: URL, fileName: String? = nil) async throws -> (identifier: String, isNew: Bool) {
+    /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under;
+    /// `pairedMovie` makes it a Live Photo. Idempotent: the identifier comes from the content, so
+    /// the same bytes give the same asset.
+    func importFile(_ file: URL, fileName: String? = nil, pairedMovie: URL? = nil) async throws -> (identifier: String, isNew: Bool) {
         let metadata = try MetadataReader.read(fileAt: file)
         let hash = try SHA256Hasher.hex(fileAt: file)
         let identifier = AssetIdentifier.make(contentHash: hash)
         if try await catalog.asset(identifier) != nil { return (identifier, false) }
         let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "bin")"
         try store(file, at: storedPath, moving: false)
-        let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
+        var record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
                                      fileName: fileName ?? file.lastPathComponent)
         try await decodes(record)
+        if let pairedMovie { try pair(&record, with: pairedMovie) }
         try await catalog.insert(record)
         return (record.identifier, true)
     }
@@ -120,6 +131,20 @@ struct LibraryImporter: Sendable {
             try? FileManager.default.removeItem(at: stored)
             throw error
         }
+    }
+
+    /// Makes `record` a Live Photo with `movie` as its paired resource, stored content-addressed
+    /// beside the originals.
+    func pair(_ record: inout AssetRecord, with movie: URL) throws {
+        let metadata = try MetadataReader.read(fileAt: movie)
+        let hash = try SHA256Hasher.hex(fileAt: movie)
+        let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "mov")"
+        try store(movie, at: storedPath, moving: false)
+        record.pairedPath = storedPath
+        record.pairedHash = hash
+        record.pairedType = metadata.type
+        record.subtypes = Set(record.subtypes.split(separator: ",").map(String.init) + [MediaSubtype.livePhoto.rawValue])
+            .sorted().joined(separator: ",")
     }
 
     /// Puts the original at `storedPath` under the originals folder, through a partial file.

@@ -233,11 +233,14 @@ public final class PickerService: Sendable {
         let body = try request.body(LoadRequest.self)
         let (capability, asset) = try await redeemed(body.token, by: app, for: request.op)
         let requested = body.type ?? capability.types[0]
-        guard let representation = Representations.representation(answering: requested, among: capability.types) else {
+        guard let registered = Representations.representation(answering: requested, among: capability.types) else {
             throw LightboxError(.typeNotRegistered, "This item provider has no \(requested) representation; it registers \(capability.types.map(\.identifier).joined(separator: ", ")).")
         }
+        // A Live Photo's bundle type loads as its still; its movie type as the paired movie.
+        let representation = registered == .livePhoto ? Representations.livePhotoStill(among: capability.types, of: asset) : registered
+        let resource = representation.conforms(to: .movie) ? (asset.pairedMovie ?? asset) : asset
         // Item providers always fetch from the cloud tier, reporting the download as progress.
-        guard let local = try await localAsset(asset, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
+        guard let local = try await localAsset(resource, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
         try await withDeliverableFile(for: local, as: representation, stripping: capability.stripping,

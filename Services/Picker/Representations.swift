@@ -18,6 +18,13 @@ enum Representations {
 
     static func registeredTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
                                 stripping: MetadataStripping) -> [UTType] {
+        // A Live Photo registers its bundle type, then the still's types, then its movie (PHPicker's order).
+        guard let movie = asset.pairedType else { return stillTypes(for: asset, mode: mode, stripping: stripping) }
+        return [.livePhoto] + stillTypes(for: asset, mode: mode, stripping: stripping) + [movie]
+    }
+
+    private static func stillTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
+                                   stripping: MetadataStripping) -> [UTType] {
         let compatible: UTType? = hasCompatibleJPEG(asset) ? .jpeg : hasCompatibleMovie(asset) ? .mpeg4Movie : nil
         // HEIC metadata cannot be removed in place: a stripped HEIC is delivered as JPEG.
         if stripping != .none, asset.type == .heic { return [.jpeg] }
@@ -26,6 +33,11 @@ enum Representations {
         case .compatible: return compatible.map { [$0] } ?? [asset.type]
         case .automatic: return [asset.type] + (compatible.map { [$0] } ?? [])
         }
+    }
+
+    /// The type a Live Photo's bundle type is delivered as: its first still representation.
+    static func livePhotoStill(among registered: [UTType], of asset: AssetRecord) -> UTType {
+        registered.first { $0.conforms(to: .image) } ?? asset.type
     }
 
     /// The registered type that answers a request for `requested` (itself or a descendant).

@@ -21,6 +21,8 @@ public struct UTType: WireName {
     public static let video = UTType("public.video")
     public static let mpeg4Movie = UTType("public.mpeg-4")
     public static let quickTimeMovie = UTType("com.apple.quicktime-movie")
+    /// A Live Photo: a still and its movie together (PHLivePhoto's type in an item provider).
+    public static let livePhoto = UTType("com.apple.live-photo")
 
     /// Direct parents of each known type. Unknown types conform only to themselves.
     static let parents: [UTType: [UTType]] = [
@@ -38,6 +40,7 @@ public struct UTType: WireName {
         .video: [.movie],
         .mpeg4Movie: [.movie],
         .quickTimeMovie: [.movie],
+        .livePhoto: [.content],
     ]
 
     /// True when this type is `other` or one of its descendants in the conformance tree.

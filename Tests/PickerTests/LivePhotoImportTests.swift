@@ -1,0 +1,42 @@
+import Foundation
+import LightboxProtocol
+import Media
+import Testing
+@testable import Picker
+
+/// Import pairs a still with its movie into one Live Photo asset.
+@Suite struct LivePhotoImportTests {
+    @Test func pairsByContentIdentifierAndByStemAndTime() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let summary = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("live")) { _ in }
+        #expect(summary.imported.count == 2)
+        let assets = try await fixture.catalog.allAssets()
+        #expect(Set(assets.map(\.fileName)) == ["identified.jpg", "IMG_0002.JPG"], "the movies are not assets of their own")
+        for asset in assets {
+            #expect(asset.subtypeSet.contains(.livePhoto), "\(asset.fileName)")
+            #expect(asset.pairedType == .quickTimeMovie)
+            let movie = try #require(asset.pairedMovie)
+            #expect(FileManager.default.fileExists(atPath: fixture.catalog.originalURL(of: movie).path))
+        }
+        let byName = Dictionary(uniqueKeysWithValues: assets.map { ($0.fileName, $0) })
+        let identified = try Data(contentsOf: PickerFixture.samples.appendingPathComponent("live/movie-of-identified.mov"))
+        let stored = try Data(contentsOf: fixture.catalog.originalURL(of: try #require(byName["identified.jpg"]?.pairedMovie)))
+        #expect(stored == identified)
+        #expect(Representations.registeredTypes(for: try #require(byName["IMG_0002.JPG"]), mode: .automatic, stripping: .none)
+                == [.livePhoto, .jpeg, .quickTimeMovie])
+    }
+
+    @Test func aStemMatchNeedsCaptureTimesWithinASecond() throws {
+        var still = LivePhotoPairing.Candidate(url: URL(fileURLWithPath: "/a/IMG_1.JPG"), metadata: .init(type: .jpeg))
+        var movie = LivePhotoPairing.Candidate(url: URL(fileURLWithPath: "/a/IMG_1.mov"), metadata: .init(type: .quickTimeMovie))
+        still.metadata.creationDate = Date(timeIntervalSince1970: 1000)
+        movie.metadata.creationDate = Date(timeIntervalSince1970: 1000.8)
+        #expect(LivePhotoPairing.pairs([still, movie]) == [still.url: movie.url])
+        movie.metadata.creationDate = Date(timeIntervalSince1970: 1002)
+        #expect(LivePhotoPairing.pairs([still, movie]).isEmpty)
+        movie.metadata.creationDate = still.metadata.creationDate
+        movie.url = URL(fileURLWithPath: "/b/IMG_1.mov")
+        #expect(LivePhotoPairing.pairs([still, movie]).isEmpty, "another folder")
+    }
+}
