@@ -237,6 +237,7 @@ UTI_PARENTS: Dict[str, Sequence[str]] = {
     "public.movie": ("public.audiovisual-content",),
     "public.video": ("public.movie",),
     "public.mpeg-4": ("public.movie",),
+    "com.apple.live-photo": ("public.content",),
     "com.apple.quicktime-movie": ("public.movie",),
 }
 
