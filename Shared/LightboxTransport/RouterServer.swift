@@ -167,6 +167,11 @@ private struct RouterLoop {
                 logger.error("router loop error", metadata: ["error": "\(error)"])
             }
         }
+        // Replies handed over just before the stop (picks cancelled at shutdown) still go out, and
+        // the socket gets a moment to write them: a bounded linger instead of none.
+        for command in outbox.takeAll() { perform(command) }
+        flushQueues()
+        try? socket.set(ZMQ_LINGER, 250)
         for stream in streams.values { stream.finish(.abandoned) }
     }
 
