@@ -8,6 +8,7 @@ import time
 import urllib.parse
 
 import pytest
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as visible
 from selenium.webdriver.support.ui import WebDriverWait
@@ -44,7 +45,12 @@ class AppThread(threading.Thread):
 
 
 def wait(browser, condition, timeout=15):
-    return WebDriverWait(browser, timeout).until(condition)
+    # The page redraws the sheet as events arrive: an element found a moment ago may be replaced.
+    return WebDriverWait(browser, timeout, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(condition)
+
+
+def click(browser, element_id):
+    wait(browser, lambda driver: driver.find_element(By.ID, element_id).is_enabled() and driver.find_element(By.ID, element_id).click() is None)
 
 
 def open_sheet(browser, css=".sheet"):
@@ -138,7 +144,7 @@ def test_pick_two_with_a_limit_then_load_them(stack, browser, shoot):
     selected = [node.get_attribute("title") for node in browser.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell.selected")]
     assert sorted(selected) == ["harbour.jpg", "portrait.jpg"]
     shoot("02-pick-sheet")
-    browser.find_element(By.ID, "sheet-add").click()
+    click(browser, "sheet-add")
     results = app.outcome()
     assert sorted(data for _, data in results) == sorted([sample_bytes("harbour.jpg"), sample_bytes("portrait.jpg")])
     assert len({result.item_provider.token for result, _ in results}) == 2
@@ -150,7 +156,7 @@ def test_cancel_sends_nothing(stack, browser):
     browser.get(stack.base + "/")
     app = pick_in_background(stack, "canceller")
     open_sheet(browser, ".sheet[data-pick]")
-    browser.find_element(By.ID, "sheet-cancel").click()
+    click(browser, "sheet-cancel")
     assert app.outcome() == []
 
 
@@ -166,7 +172,7 @@ def test_ordered_pick_keeps_the_click_order(stack, browser, shoot):
              for node in browser.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell.selected")}
     assert marks == {"sunset.png": "1", "harbour.jpg": "2", "portrait.jpg": "3"}
     shoot("03-ordered-pick")
-    browser.find_element(By.ID, "sheet-add").click()
+    click(browser, "sheet-add")
     assert [data for _, data in app.outcome()] == [sample_bytes(name) for name in ("sunset.png", "harbour.jpg", "portrait.jpg")]
 
 
@@ -179,9 +185,9 @@ def test_several_picks_queue_visibly(stack, browser, shoot):
     two = pick_in_background(stack, "second")
     wait(browser, lambda driver: "Second App wants one photo or video" in driver.find_element(By.CSS_SELECTOR, "#overlay .waiting").text)
     shoot("04-queued-picks")
-    browser.find_element(By.ID, "sheet-cancel").click()
+    click(browser, "sheet-cancel")
     wait(browser, lambda driver: "Second App" in driver.find_element(By.CSS_SELECTOR, "#overlay .sheet h2").text)
-    browser.find_element(By.ID, "sheet-cancel").click()
+    click(browser, "sheet-cancel")
     assert one.outcome() == [] and two.outcome() == []
 
 
@@ -201,11 +207,11 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
     alert = open_sheet(browser, ".sheet.alert")
     assert "“Photo Editor” Would Like to Access Your Photos" in alert.text and "To edit the photos you choose" in alert.text
     shoot("05-authorization-alert")
-    browser.find_element(By.ID, "limit-access").click()
+    click(browser, "limit-access")
     cell(browser, "harbour.jpg").click()
     cell(browser, "sunset.png").click()
     shoot("06-limit-access-grid")
-    browser.find_element(By.ID, "confirm-selection").click()
+    click(browser, "confirm-selection")
     assert app.outcome() == "limited"
     with stack.directory.photo_library("editor") as library:
         fetched = library.fetch_assets(list(identifiers.values()))
@@ -219,7 +225,7 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
         cell(browser, "portrait.jpg").click()
         assert browser.find_element(By.ID, "sheet-counter").text == "3 selected, 1 added"
         shoot("07-limited-library-picker")
-        browser.find_element(By.ID, "limited-done").click()
+        click(browser, "limited-done")
         sheet_gone(browser)
         fetched = library.fetch_assets(list(identifiers.values()))
         assert len(fetched) == 3
@@ -248,7 +254,7 @@ def test_revoke_in_the_privacy_center_refuses_the_token(stack, browser):
     app = pick_in_background(stack, "keeper")
     open_sheet(browser, ".sheet[data-pick]")
     cell(browser, "harbour.jpg").click()
-    browser.find_element(By.ID, "sheet-add").click()
+    click(browser, "sheet-add")
     (result, _), = app.outcome()
     browser.get(stack.base + "/privacy")
     row = wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, 'tr[data-app="keeper"]')))
@@ -310,7 +316,7 @@ def test_time_from_pick_to_sheet(tmp_path, size):
                 time.sleep(0.001)
             wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, "#sheet-grid .cell")), timeout=30)
             times.append(time.monotonic() - app.started_at)
-            browser.find_element(By.ID, "sheet-cancel").click()
+            click(browser, "sheet-cancel")
             app.outcome()
             sheet_gone(browser)
         times.sort()
