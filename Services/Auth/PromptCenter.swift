@@ -13,12 +13,10 @@ actor PromptCenter {
 
     private struct Pending {
         var prompt: OwnerPrompt
-        var waiters: [CheckedContinuation<Outcome, Never>] = []
         /// Requests answered from outside their handler, told the outcome once.
         var callbacks: [@Sendable (Outcome) -> Void] = []
 
         func finish(_ outcome: Outcome) {
-            for waiter in waiters { waiter.resume(returning: outcome) }
             for callback in callbacks { callback(outcome) }
         }
     }
@@ -52,14 +50,6 @@ actor PromptCenter {
             self.expire(prompt.prompt)
         }
         return prompt
-    }
-
-    /// Waits for the owner's answer; when the prompt times out it is withdrawn and nothing changes.
-    func wait(for id: String) async -> Outcome {
-        guard pending[id] != nil else { return .timedOut }
-        return await withCheckedContinuation { continuation in
-            pending[id]?.waiters.append(continuation)
-        }
     }
 
     private func expire(_ id: String) {

@@ -32,9 +32,12 @@ struct LibraryImporter: Sendable {
 
     func importFolder(_ folder: URL, progress: (ImportProgress) -> Void) async throws -> ImportSummary {
         let files = mediaCandidates(in: folder)
-        let livePhotos = LivePhotoPairing.pairs(files.compactMap { url in
+        // Each file's headers are read once: for pairing Live Photos here, and for its import below.
+        let candidates = files.compactMap { url in
             (try? MetadataReader.read(fileAt: url)).map { LivePhotoPairing.Candidate(url: url, metadata: $0) }
-        })
+        }
+        let known = Dictionary(candidates.map { ($0.url, $0.metadata) }, uniquingKeysWith: { first, _ in first })
+        let livePhotos = LivePhotoPairing.pairs(candidates)
         let pairedMovies = Set(livePhotos.values)
         var summary = ImportSummary(imported: [], unchanged: [], failed: [])
         for (index, file) in files.enumerated() {
@@ -45,7 +48,7 @@ struct LibraryImporter: Sendable {
                 continue
             }
             do {
-                let (identifier, isNew) = try await importFile(file, pairedMovie: livePhotos[file])
+                let (identifier, isNew) = try await importFile(file, metadata: known[file], pairedMovie: livePhotos[file])
                 if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
             } catch let error as MediaError {
                 summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
@@ -76,10 +79,12 @@ struct LibraryImporter: Sendable {
     }
 
     /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under;
+    /// `metadata`, when the caller has read it already, saves reading the headers again;
     /// `pairedMovie` makes it a Live Photo. Idempotent: the identifier comes from the content, so
     /// the same bytes give the same asset.
-    func importFile(_ file: URL, fileName: String? = nil, pairedMovie: URL? = nil) async throws -> (identifier: String, isNew: Bool) {
-        let metadata = try MetadataReader.read(fileAt: file)
+    func importFile(_ file: URL, fileName: String? = nil, metadata known: MediaMetadata? = nil,
+                    pairedMovie: URL? = nil) async throws -> (identifier: String, isNew: Bool) {
+        let metadata = try known ?? MetadataReader.read(fileAt: file)
         let hash = try SHA256Hasher.hex(fileAt: file)
         let identifier = AssetIdentifier.make(contentHash: hash)
         if try await catalog.asset(identifier) != nil { return (identifier, false) }

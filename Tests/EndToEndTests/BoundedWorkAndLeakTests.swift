@@ -10,9 +10,6 @@ import Testing
 /// quota, creations that never reveal or hand over the owner's assets, safe file names, and
 /// image-request ids that belong to the app that made them.
 @Suite(.serialized) struct BoundedWorkAndLeakTests {
-    func named(_ name: String, _ harness: ServiceHarness) async throws -> AssetSummary {
-        try #require(try await harness.owner().assets().first { $0.fileName == name })
-    }
 
     func finalImage(_ manager: ImageManager, _ request: ImageRequest) async throws -> RenderedImage {
         guard case .image(let image) = try await manager.requestImage(request) else {
@@ -40,7 +37,7 @@ import Testing
         let app = try await harness.registerApp("greedy")
         try await harness.settings().setAccess(SetAccessRequest(app: "greedy", readWrite: .full))
         let manager = ImageManager(picker: app)
-        let portrait = try await named("portrait.jpg", harness)
+        let portrait = try await harness.asset(named: "portrait.jpg")
         let before = harness.peakMemory(of: harness.picker)
 
         let filled = try await finalImage(manager, ImageRequest(asset: portrait.identifier, targetWidth: 16384, targetHeight: 16384,
@@ -79,7 +76,7 @@ import Testing
         let app = try await harness.registerApp("sizes")
         try await harness.settings().setAccess(SetAccessRequest(app: "sizes", readWrite: .full))
         let manager = ImageManager(picker: app)
-        let harbour = try await named("harbour.jpg", harness)  // 640 × 480
+        let harbour = try await harness.asset(named: "harbour.jpg")  // 640 × 480
         var delivered: Int64 = 0
         var largestOnDisk: Int64 = 0
         for width in stride(from: 330, through: 635, by: 5) {
@@ -108,8 +105,8 @@ import Testing
         defer { harness.stop() }
         try await harness.registerApp("prober")
         let settings = try await harness.settings()
-        let harbour = try await named("harbour.jpg", harness)
-        let sunset = try await named("sunset.png", harness)
+        let harbour = try await harness.asset(named: "harbour.jpg")
+        let sunset = try await harness.asset(named: "sunset.png")
         try await settings.setAccess(SetAccessRequest(app: "prober", readWrite: .limited, selection: [sunset.identifier]))
         let library = try await harness.library(for: "prober")
         let bytes = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))
@@ -189,7 +186,7 @@ import Testing
         let first = try await harness.registerApp("first")
         let second = try await harness.registerApp("second")
         for app in ["first", "second"] { try await harness.settings().setAccess(SetAccessRequest(app: app, readWrite: .full)) }
-        let harbour = try await named("harbour.jpg", harness)
+        let harbour = try await harness.asset(named: "harbour.jpg")
         try await harness.owner().offload(harbour.identifier)
 
         let requestID = Mutex<String?>(nil)

@@ -7,14 +7,6 @@ import Testing
 /// Sizes an app is told match what it gets: full-size image requests are upright, describe reports
 /// the file load sends, and the new ImageIO keys arrive over the wire.
 @Suite(.serialized) struct DeliveredSizeTests {
-    func pick(_ name: String, as app: DealerConnection, in harness: ServiceHarness, strip: MetadataStripping? = nil) async throws -> ItemProvider {
-        let owner = try await harness.owner()
-        async let items = PhotoPicker(connection: app).pick(PickerConfiguration(), timeout: .seconds(30))
-        let pick = try await harness.pendingPick(owner)
-        let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == name })
-        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip)
-        return try #require(try await items.first).itemProvider
-    }
 
     /// portrait.jpg is stored 300 × 400 with Orientation 6: its full size is 400 × 300 upright.
     @Test func aFullSizeRequestIsTheWholeImageUpright() async throws {
@@ -37,14 +29,14 @@ import Testing
         let app = try await harness.registerApp("private")
         let original = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))
 
-        let bare = try await pick("harbour.jpg", as: app, in: harness, strip: .all)
+        let bare = try await harness.pickProvider(named: "harbour.jpg", as: app, strip: .all)
         let described = try await bare.describe()
         let delivered = try await bare.loadDataRepresentation()
         print("harbour.jpg: original \(original.count) bytes, stripped \(delivered.count), described \(described.fileSize)")
         #expect(described.fileSize == Int64(delivered.count))
         #expect(described.fileSize != Int64(original.count))
 
-        let plain = try await pick("harbour.jpg", as: app, in: harness)
+        let plain = try await harness.pickProvider(named: "harbour.jpg", as: app)
         #expect(try await plain.describe().fileSize == Int64(original.count))
         let properties = try #require(try await plain.describe().imageProperties)
         #expect(properties["ColorModel"] == .string("RGB"))

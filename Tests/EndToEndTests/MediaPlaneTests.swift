@@ -8,20 +8,7 @@ import Testing
 
 /// Metadata, representations, location privacy, the image manager and the cloud tier, end to end.
 @Suite(.serialized) struct MediaPlaneTests {
-    func named(_ name: String, _ harness: ServiceHarness) async throws -> AssetSummary {
-        try #require(try await harness.owner().assets().first { $0.fileName == name })
-    }
 
-    /// Picks one named asset for `app` with this configuration and owner choice.
-    func pick(_ name: String, as app: DealerConnection, in harness: ServiceHarness, _ configuration: PickerConfiguration = PickerConfiguration(),
-              strip: MetadataStripping? = nil) async throws -> ItemProvider {
-        let owner = try await harness.owner()
-        async let items = PhotoPicker(connection: app).pick(configuration, timeout: .seconds(30))
-        let pick = try await harness.pendingPick(owner)
-        let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == name })
-        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip)
-        return try #require(try await items.first).itemProvider
-    }
 
     func metadata(of data: Data, _ harness: ServiceHarness) throws -> MediaMetadata {
         let url = harness.root.appendingPathComponent("delivered-\(UUID().uuidString)")
@@ -33,7 +20,7 @@ import Testing
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
         let app = try await harness.registerApp("viewer")
-        let provider = try await pick("harbour.jpg", as: app, in: harness)
+        let provider = try await harness.pickProvider(named: "harbour.jpg", as: app)
         let properties = try #require(try await provider.describe().imageProperties)
         #expect(properties["PixelWidth"] == .number(640))
         #expect(properties["{TIFF}"]?["Make"] == .string("Lightbox"))
@@ -44,7 +31,7 @@ import Testing
         }
 
         try await harness.settings().setAccess(SetAccessRequest(app: "viewer", readWrite: .full))
-        let clip = try await named("clip.mp4", harness)
+        let clip = try await harness.asset(named: "clip.mp4")
         let response = try await app.request(.imageProperties, AssetRequest(asset: clip.identifier), as: ImagePropertiesResponse.self)
         #expect(response.properties["{Video}"]?["Codec"] == .string("h264"))
         #expect(response.properties["PixelHeight"] == .number(120))
@@ -55,7 +42,7 @@ import Testing
         defer { harness.stop() }
         let app = try await harness.registerApp("formats")
 
-        let automatic = try await pick("meadow.webp", as: app, in: harness)
+        let automatic = try await harness.pickProvider(named: "meadow.webp", as: app)
         #expect(automatic.registeredTypeIdentifiers == [.webP, .jpeg])
         let original = try await automatic.loadDataRepresentation()
         #expect(original == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("meadow.webp"))))
@@ -72,14 +59,14 @@ import Testing
         let again = try FileManager.default.attributesOfItem(atPath: derived.appendingPathComponent(files[0]).path)[.modificationDate] as? Date
         #expect(made == again, "the transcode was made again instead of reused")
 
-        let compatible = try await pick("harbour.heic", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
+        let compatible = try await harness.pickProvider(named: "harbour.heic", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
         #expect(compatible.registeredTypeIdentifiers == [.jpeg])
         #expect(try metadata(of: try await compatible.loadDataRepresentation(), harness).type == .jpeg)
-        let current = try await pick("meadow.webp", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .current))
+        let current = try await harness.pickProvider(named: "meadow.webp", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current))
         #expect(current.registeredTypeIdentifiers == [.webP])
         #expect(await errorCode { try await current.loadDataRepresentation(for: .jpeg) } == .typeNotRegistered)
         // Animations keep their own format: a JPEG would lose the frames.
-        let animated = try await pick("spinner.webp", as: app, in: harness)
+        let animated = try await harness.pickProvider(named: "spinner.webp", as: app)
         #expect(animated.registeredTypeIdentifiers == [.webP])
     }
 
@@ -91,7 +78,7 @@ import Testing
         #expect(original.location != nil)
 
         // The app's configuration asks for no location.
-        let withoutLocation = try await pick("harbour.jpg", as: app, in: harness, PickerConfiguration(stripMetadata: .location))
+        let withoutLocation = try await harness.pickProvider(named: "harbour.jpg", as: app, PickerConfiguration(stripMetadata: .location))
         let stripped = try metadata(of: try await withoutLocation.loadDataRepresentation(), harness)
         #expect(stripped.location == nil)
         #expect(stripped.cameraMake == "Lightbox")
@@ -99,7 +86,7 @@ import Testing
         #expect(try await withoutLocation.describe().imageProperties?["{GPS}"] == nil)
 
         // The owner removes everything when choosing.
-        let bare = try await pick("harbour.jpg", as: app, in: harness, strip: .all)
+        let bare = try await harness.pickProvider(named: "harbour.jpg", as: app, strip: .all)
         let file = harness.root.appendingPathComponent("bare.jpg")
         try await bare.loadFileRepresentation(to: file)
         let none = try MetadataReader.read(fileAt: file)
@@ -111,7 +98,7 @@ import Testing
         #expect(try await bare.describe().imageProperties?["{Exif}"] == nil)
 
         // Without stripping, the location is there: the owner's choice is what removes it.
-        let plain = try await pick("harbour.jpg", as: app, in: harness)
+        let plain = try await harness.pickProvider(named: "harbour.jpg", as: app)
         #expect(try metadata(of: try await plain.loadDataRepresentation(), harness).location != nil)
     }
 
@@ -121,7 +108,7 @@ import Testing
         let app = try await harness.registerApp("gallery")
         try await harness.settings().setAccess(SetAccessRequest(app: "gallery", readWrite: .full))
         let manager = ImageManager(picker: app)
-        let harbour = try await named("harbour.jpg", harness)
+        let harbour = try await harness.asset(named: "harbour.jpg")
 
         var results: [RenderedImage] = []
         for try await outcome in manager.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 300, targetHeight: 300)) {
@@ -151,7 +138,7 @@ import Testing
             #expect(image.pixelWidth == 640 && image.pixelHeight == 480)
         }
         // A movie is asked for with video.request; and nothing outside the app's access is reachable.
-        let clip = try await named("clip.mp4", harness)
+        let clip = try await harness.asset(named: "clip.mp4")
         #expect(await errorCode { try await manager.requestImage(ImageRequest(asset: clip.identifier)) } == .badRequest)
         try await harness.settings().setAccess(SetAccessRequest(app: "gallery", readWrite: .limited, selection: [clip.identifier]))
         #expect(await errorCode { try await manager.requestImage(ImageRequest(asset: harbour.identifier)) } == .notFound)
@@ -165,7 +152,7 @@ import Testing
         try await harness.settings().setAccess(SetAccessRequest(app: "cloudy", readWrite: .full))
         let owner = try await harness.owner()
         let manager = ImageManager(picker: app)
-        let harbour = try await named("harbour.jpg", harness)
+        let harbour = try await harness.asset(named: "harbour.jpg")
         try await owner.offload(harbour.identifier)
         #expect(try await PhotoLibrary(auth: try await harness.directory.connectToAuth(as: try harness.directory.appKeyPair("cloudy")), picker: app)
             .fetchAssets(withLocalIdentifiers: [harbour.identifier]).first?.isInCloud == true)
@@ -204,9 +191,9 @@ import Testing
         #expect(try await owner.assets().first { $0.identifier == harbour.identifier }?.isInCloud == false)
 
         // An item provider fetches from the cloud by itself.
-        let portrait = try await named("portrait.jpg", harness)
+        let portrait = try await harness.asset(named: "portrait.jpg")
         try await owner.offload(portrait.identifier)
-        let provider = try await pick("portrait.jpg", as: app, in: harness)
+        let provider = try await harness.pickProvider(named: "portrait.jpg", as: app)
         #expect(try await provider.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("portrait.jpg"))))
     }
 
@@ -216,7 +203,7 @@ import Testing
         let app = try await harness.registerApp("player")
         try await harness.settings().setAccess(SetAccessRequest(app: "player", readWrite: .full))
         let manager = ImageManager(picker: app)
-        let clip = try await named("clip.mp4", harness)
+        let clip = try await harness.asset(named: "clip.mp4")
         let original = ServiceHarness.samples.appendingPathComponent("clip.mp4")
         // Fast and medium are transcodes (VideoDeliveryTests); high and automatic are the original.
         for mode in [VideoDeliveryMode.highQualityFormat, .automatic] {

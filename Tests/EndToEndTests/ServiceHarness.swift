@@ -156,6 +156,25 @@ final class ServiceHarness: @unchecked Sendable {
         return try await items
     }
 
+    /// The item provider of one named asset, picked for `app` with this configuration; the owner
+    /// may remove metadata (`strip`).
+    func pickProvider(
+        named name: String, as app: DealerConnection, _ configuration: PickerConfiguration = PickerConfiguration(),
+        strip: MetadataStripping? = nil
+    ) async throws -> ItemProvider {
+        let owner = try await owner()
+        async let items = PhotoPicker(connection: app).pick(configuration, timeout: .seconds(30))
+        let pick = try await pendingPick(owner)
+        let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == name })
+        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip)
+        return try #require(try await items.first).itemProvider
+    }
+
+    /// The library's asset with this file name.
+    func asset(named name: String) async throws -> AssetSummary {
+        try #require(try await owner().assets().first { $0.fileName == name })
+    }
+
     func pendingPick(_ owner: OwnerSurface) async throws -> PendingPick {
         for _ in 0..<10 {
             if let pick = try await owner.pendingPicks(waitingUpTo: .seconds(2)).first { return pick }

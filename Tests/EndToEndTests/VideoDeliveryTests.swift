@@ -12,19 +12,7 @@ import Testing
 @Suite(.serialized) struct VideoDeliveryTests {
     static let folders = [ServiceHarness.samples, ServiceHarness.extraSamples]
 
-    func named(_ name: String, _ harness: ServiceHarness) async throws -> AssetSummary {
-        try #require(try await harness.owner().assets().first { $0.fileName == name })
-    }
 
-    func pick(_ name: String, as app: DealerConnection, in harness: ServiceHarness, _ configuration: PickerConfiguration = PickerConfiguration(),
-              strip: MetadataStripping? = nil) async throws -> ItemProvider {
-        let owner = try await harness.owner()
-        async let items = PhotoPicker(connection: app).pick(configuration, timeout: .seconds(30))
-        let pick = try await harness.pendingPick(owner)
-        let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == name })
-        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip)
-        return try #require(try await items.first).itemProvider
-    }
 
     /// The derived file of one kind in the picker's cache, and when it was written.
     func derived(_ kind: String, _ harness: ServiceHarness) throws -> (URL, Date?) {
@@ -41,7 +29,7 @@ import Testing
         let app = try await harness.registerApp("player")
         try await harness.settings().setAccess(SetAccessRequest(app: "player", readWrite: .full))
         let manager = ImageManager(picker: app)
-        let hevc = try await named("hevc.mov", harness)
+        let hevc = try await harness.asset(named: "hevc.mov")
         let original = ServiceHarness.extraSamples.appendingPathComponent("hevc.mov")
 
         let reports = Mutex<[TranscodeProgress]>([])
@@ -95,7 +83,7 @@ import Testing
         }
 
         // A rotated movie is turned upright in its derivatives.
-        let located = try await named("located.mov", harness)
+        let located = try await harness.asset(named: "located.mov")
         let upright = harness.root.appendingPathComponent("located-fast.mp4")
         _ = try await manager.requestVideo(VideoRequest(asset: located.identifier, deliveryMode: .fastFormat), to: upright)
         let uprightProbe = try FFprobe.read(upright)
@@ -103,7 +91,7 @@ import Testing
 
         // Two requests at once for a derivative not made yet both get it whole (the cache shares
         // one making of it), and the cache holds one file and no partial ones.
-        let clip = try await named("clip.mp4", harness)
+        let clip = try await harness.asset(named: "clip.mp4")
         let copyOne = harness.root.appendingPathComponent("clip-1.mp4")
         let copyTwo = harness.root.appendingPathComponent("clip-2.mp4")
         async let one = manager.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .mediumQualityFormat), to: copyOne)
@@ -122,7 +110,7 @@ import Testing
         let app = try await harness.registerApp("sharer")
         let original = try Data(contentsOf: ServiceHarness.extraSamples.appendingPathComponent("hevc.mov"))
 
-        let compatible = try await pick("hevc.mov", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
+        let compatible = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
         #expect(compatible.registeredTypeIdentifiers == [.mpeg4Movie])
         let file = harness.root.appendingPathComponent("compatible.mp4")
         try await compatible.loadFileRepresentation(to: file)
@@ -131,17 +119,17 @@ import Testing
         #expect(probe.video?.codec == "h264" && probe.video?.width == 640 && probe.video?.height == 480)
         #expect(probe.audio?.codec == "aac")
 
-        let automatic = try await pick("hevc.mov", as: app, in: harness)
+        let automatic = try await harness.pickProvider(named: "hevc.mov", as: app)
         #expect(automatic.registeredTypeIdentifiers == [.quickTimeMovie, .mpeg4Movie])
         #expect(try await automatic.loadDataRepresentation() == original)
         #expect(try await automatic.loadDataRepresentation(for: .mpeg4Movie) == (try Data(contentsOf: file)), "the compatible file is reused")
 
-        let current = try await pick("hevc.mov", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .current))
+        let current = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current))
         #expect(current.registeredTypeIdentifiers == [.quickTimeMovie])
         #expect(await errorCode { try await current.loadDataRepresentation(for: .mpeg4Movie) } == .typeNotRegistered)
 
         // H.264 movies are compatible already.
-        let clip = try await pick("clip.mp4", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
+        let clip = try await harness.pickProvider(named: "clip.mp4", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
         #expect(clip.registeredTypeIdentifiers == [.mpeg4Movie])
         #expect(try await clip.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("clip.mp4"))))
     }
@@ -154,11 +142,11 @@ import Testing
 
         // Without stripping the location is there: what follows can fail.
         let plain = harness.root.appendingPathComponent("plain.mov")
-        try await pick("located.mov", as: app, in: harness).loadFileRepresentation(to: plain)
+        try await harness.pickProvider(named: "located.mov", as: app).loadFileRepresentation(to: plain)
         #expect(try FFprobe.read(plain).tags.keys.contains { $0.lowercased().contains("location") })
         #expect(try Data(contentsOf: plain).range(of: coordinates) != nil)
 
-        let withoutLocation = try await pick("located.mov", as: app, in: harness, PickerConfiguration(stripMetadata: .location))
+        let withoutLocation = try await harness.pickProvider(named: "located.mov", as: app, PickerConfiguration(stripMetadata: .location))
         #expect(withoutLocation.registeredTypeIdentifiers == [.quickTimeMovie])
         let file = harness.root.appendingPathComponent("no-location.mov")
         try await withoutLocation.loadFileRepresentation(to: file)
@@ -174,14 +162,14 @@ import Testing
 
         // The owner removes everything when choosing.
         let bare = harness.root.appendingPathComponent("bare.mov")
-        try await pick("located.mov", as: app, in: harness, strip: .all).loadFileRepresentation(to: bare)
+        try await harness.pickProvider(named: "located.mov", as: app, strip: .all).loadFileRepresentation(to: bare)
         let bareProbe = try FFprobe.read(bare)
         #expect(bareProbe.tags["make"] == nil && bareProbe.tags["model"] == nil && bareProbe.tags["creation_time"] == nil, "\(bareProbe.tags)")
         #expect(!bareProbe.tags.keys.contains { $0.lowercased().contains("location") })
         #expect(bareProbe.video?.rotation == -90)
 
         // The compatible version of an HEVC movie without its location: transcoded, then remuxed.
-        let both = try await pick("hevc.mov", as: app, in: harness, PickerConfiguration(preferredAssetRepresentationMode: .compatible, stripMetadata: .location))
+        let both = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible, stripMetadata: .location))
         let compatible = harness.root.appendingPathComponent("compatible-no-location.mp4")
         try await both.loadFileRepresentation(to: compatible)
         let compatibleProbe = try FFprobe.read(compatible)
