@@ -7,11 +7,7 @@ import Foundation
 public enum BareEcho {
     /// Echoes to any number of clients until the process ends.
     public static func serve(endpoint: String, keyPair: CurveKeyPair) throws -> Never {
-        let socket = try Socket(type: ZMQ_ROUTER)
-        try socket.set(ZMQ_ROUTER_MANDATORY, 1)
-        try socket.set(ZMQ_CURVE_SERVER, 1)
-        try socket.set(ZMQ_CURVE_SECRETKEY, keyPair.secretKey)
-        try socket.bind(endpoint)
+        let socket = try Socket.makeBareCurveRouter(endpoint: endpoint, keyPair: keyPair)
         while true {
             var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
             try poll(&items, timeoutMilliseconds: 1000)

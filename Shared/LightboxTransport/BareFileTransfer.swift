@@ -9,11 +9,7 @@ import Foundation
 public enum BareFileTransfer {
     /// Serves `file` to any number of clients, one fetch at a time each, until the process ends.
     public static func serve(endpoint: String, keyPair: CurveKeyPair, file: URL) throws -> Never {
-        let socket = try Socket(type: ZMQ_ROUTER)
-        try socket.set(ZMQ_ROUTER_MANDATORY, 1)
-        try socket.set(ZMQ_CURVE_SERVER, 1)
-        try socket.set(ZMQ_CURVE_SECRETKEY, keyPair.secretKey)
-        try socket.bind(endpoint)
+        let socket = try Socket.makeBareCurveRouter(endpoint: endpoint, keyPair: keyPair)
         struct Transfer {
             var source: FileChunkSource
             var chunkSize: Int
@@ -79,5 +75,18 @@ public enum BareFileTransfer {
                 }
             }
         }
+    }
+}
+
+extension Socket {
+    /// The benchmarks' baseline server socket: a CURVE ROUTER with no ZAP handler (any client key is
+    /// accepted), so the bare runs measure ZeroMQ and CURVE and nothing of Lightbox.
+    static func makeBareCurveRouter(endpoint: String, keyPair: CurveKeyPair) throws -> Socket {
+        let socket = try Socket(type: ZMQ_ROUTER)
+        try socket.set(ZMQ_ROUTER_MANDATORY, 1)
+        try socket.set(ZMQ_CURVE_SERVER, 1)
+        try socket.set(ZMQ_CURVE_SECRETKEY, keyPair.secretKey)
+        try socket.bind(endpoint)
+        return socket
     }
 }
