@@ -2,10 +2,11 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: deps build run test test-swift test-python bench fuzz clean
+.PHONY: deps build release run test test-swift test-python bench fuzz install install-files clean
 
+DEPS_FLAGS ?=
 deps:
-	@bash deploy/install-deps.sh
+	@bash deploy/install-deps.sh $(DEPS_FLAGS)
 
 build: deps
 	$(SWIFT) build
@@ -32,6 +33,34 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGETS ?=
 fuzz: deps
 	FUZZ_SECONDS=$(FUZZ_SECONDS) bash Fuzz/run.sh $(FUZZ_TARGETS)
+
+## Install the release binaries, the systemd units, the sysusers entry and the example environment:
+##   make install [PREFIX=/usr/local] [DESTDIR=/staging]   (the Containerfile uses the same step)
+PREFIX ?= /usr/local
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+INSTALL_FROM ?= .build/release
+EXECUTABLES := lightbox lightbox-auth lightbox-picker lightbox-surface
+
+release: deps
+	$(SWIFT) build -c release
+
+install: release install-files
+
+## The copying half of `install`, from INSTALL_FROM (tests install a debug build with it).
+install-files:
+	install -d -m 0755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/lightbox
+	install -m 0755 $(addprefix $(INSTALL_FROM)/,$(EXECUTABLES)) $(DESTDIR)$(PREFIX)/bin/
+	cp -R $(INSTALL_FROM)/*.resources $(DESTDIR)$(PREFIX)/bin/  # SwiftPM resource bundles (the surface's web files) beside the binaries
+	for unit in deploy/systemd/*.service; do \
+	  sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' -e 's|/etc/lightbox/|$(SYSCONFDIR)/lightbox/|' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
+	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
+	done
+	install -m 0644 deploy/sysusers/lightbox.conf $(DESTDIR)$(SYSUSERSDIR)/lightbox.conf
+	test -e $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env || install -m 0644 deploy/lightbox.env $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/lightbox.conf; fi
+	@echo "installed to $(DESTDIR)$(PREFIX); start with: systemctl daemon-reload && systemctl enable --now lightbox-auth lightbox-picker lightbox-surface"
 
 clean:
 	rm -rf .build var

@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
@@ -36,8 +39,22 @@ let package = Package(
             dependencies: [
                 "CZeroMQ", "CSodium", "LightboxProtocol",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             path: "Shared/LightboxTransport"
+        ),
+        // What every service executable shares: the ServiceGroup run, /metrics, systemd readiness.
+        .target(
+            name: "LightboxServiceRuntime",
+            dependencies: [
+                "LightboxTransport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/LightboxServiceRuntime"
         ),
         .target(
             name: "LightboxClient",
@@ -57,13 +74,15 @@ let package = Package(
             dependencies: [
                 "LightboxProtocol", "LightboxTransport", "LightboxStorage",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/Auth"
         ),
         .executableTarget(
             name: "AuthServer",
-            dependencies: ["Auth", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Auth", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/AuthServer"
         ),
         .target(
@@ -71,13 +90,15 @@ let package = Package(
             dependencies: [
                 "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "Media",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Services/Picker"
         ),
         .executableTarget(
             name: "PickerServer",
-            dependencies: ["Picker", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Picker", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/PickerServer"
         ),
         .target(
@@ -86,13 +107,14 @@ let package = Package(
                 "LightboxClient", "LightboxProtocol", "LightboxTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Surface",
             resources: [.copy("Web")]
         ),
         .executableTarget(
             name: "SurfaceServer",
-            dependencies: ["Surface", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Surface", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/SurfaceServer"
         ),
         .executableTarget(
@@ -100,6 +122,7 @@ let package = Package(
             dependencies: [
                 "LightboxClient", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Clients/lightbox"
         ),
@@ -112,7 +135,7 @@ let package = Package(
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker"],
+            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime"],
             path: "Tests/EndToEndTests"
         ),
     ],

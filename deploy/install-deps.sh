@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # Installs what Lightbox needs on Debian 12 (with Swift already installed), only what is missing.
 # Called by `make run` and `make test`; safe to run again.
-#   --bench   also the baselines `lightbox bench media` measures against (vipsthumbnail; exiftool is always installed)
+#   --bench        also the baselines `lightbox bench media` measures against (vipsthumbnail; exiftool is always installed)
+#   --build-only   only what building needs (the Containerfile): no browser, test tools or Python packages
 set -euo pipefail
 
-apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg
-  chromium chromium-driver  # the owner's surface is tested in headless Chromium
-  libimage-exiftool-perl)   # exiftool: the corpus tests compare image properties with it
+apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg)
+test_packages=(chromium chromium-driver  # the owner's surface is tested in headless Chromium
+  libimage-exiftool-perl                 # exiftool: the corpus tests compare image properties with it
+  systemd                                # systemd-analyze verifies the units
+  python3-venv)                          # the Python package is tested from a fresh virtual environment
+build_only=false
 for argument in "$@"; do
   case "$argument" in
     --bench) apt_packages+=(libvips-tools) ;;
-    *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+    --build-only) build_only=true ;;
+    *) echo "usage: $0 [--bench] [--build-only]" >&2; exit 2 ;;
   esac
 done
+$build_only || apt_packages+=("${test_packages[@]}")
 as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 
 missing=()
@@ -24,6 +30,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq "${missing[@]}"
 fi
+
+$build_only && exit 0
 
 # Python client and its tests: pyzmq and pytest; selenium drives Chromium in the surface's browser tests.
 if ! python3 -c 'import zmq, pytest, selenium' 2>/dev/null; then

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import LightboxClient
 import LightboxTransport
+import Logging
+import ServiceLifecycle
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -23,16 +25,35 @@ struct RunCommand: AsyncParsableCommand {
         var folders = library
         if folders.isEmpty, FileManager.default.fileExists(atPath: "Samples/library") { folders = ["Samples/library"] }
         try FileManager.default.createDirectory(atPath: services.data, withIntermediateDirectories: true)
-        let shutdown = ShutdownSignal.onTerminationSignals()
+        // One service in a ServiceGroup: Ctrl-C or SIGTERM shut it down gracefully.
+        let local = LocalServices(data: services.data, authEndpoint: services.authEndpoint, pickerEndpoint: services.pickerEndpoint,
+                                  importFolders: folders, logLevel: logLevel, listen: listen, startsSurface: !noSurface)
+        let group = ServiceGroup(configuration: .init(
+            services: [.init(service: local)], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "lightbox.run")))
+        try await group.run()
+    }
+}
+
+/// The three processes `lightbox run` starts, watched until the group shuts down or one exits.
+private struct LocalServices: Service {
+    let data: String
+    let authEndpoint: String
+    let pickerEndpoint: String
+    let importFolders: [String]
+    let logLevel: String
+    let listen: String
+    let startsSurface: Bool
+
+    func run() async throws {
         let processes = try ServiceProcesses(
-            data: services.data, authEndpoint: services.authEndpoint, pickerEndpoint: services.pickerEndpoint,
-            importFolders: folders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, logLevel: logLevel)
-        note("lightbox-auth on \(services.authEndpoint), lightbox-picker on \(services.pickerEndpoint), data in \(services.data). Ctrl-C stops them.")
-        if !noSurface {
-            let loginFile = SurfaceLogin(dataDirectory: URL(fileURLWithPath: services.data)).loginURLFile
+            data: data, authEndpoint: authEndpoint, pickerEndpoint: pickerEndpoint,
+            importFolders: importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL.path }, logLevel: logLevel)
+        note("lightbox-auth on \(authEndpoint), lightbox-picker on \(pickerEndpoint), data in \(data). Ctrl-C stops them.")
+        if startsSurface {
+            let loginFile = SurfaceLogin(dataDirectory: URL(fileURLWithPath: data)).loginURLFile
             try? FileManager.default.removeItem(at: loginFile)
-            try processes.startSurface(data: services.data, listen: listen, authEndpoint: services.authEndpoint,
-                                       pickerEndpoint: services.pickerEndpoint, logLevel: logLevel)
+            try processes.startSurface(data: data, listen: listen, authEndpoint: authEndpoint,
+                                       pickerEndpoint: pickerEndpoint, logLevel: logLevel)
             for _ in 0..<300 where !FileManager.default.fileExists(atPath: loginFile.path) && processes.isRunning {
                 try? await Task.sleep(for: .milliseconds(100))
             }
@@ -41,10 +62,10 @@ struct RunCommand: AsyncParsableCommand {
             }
         }
         // Stop when asked, or as soon as either service exits on its own.
-        while !shutdown.isTriggered, processes.isRunning {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled, processes.isRunning {
             try? await Task.sleep(for: .milliseconds(200))
         }
-        let crashed = !shutdown.isTriggered
+        let crashed = processes.isRunning == false && !Task.isShuttingDownGracefully && !Task.isCancelled
         processes.stop()
         if crashed {
             note("a service exited on its own (auth status \(processes.auth.terminationStatus), picker status \(processes.picker.terminationStatus)); stopped the others")

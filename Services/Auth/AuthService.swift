@@ -3,10 +3,11 @@ import GRDB
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import ServiceLifecycle
 
 /// `lightbox-auth`: the control plane. Knows the apps, their authorization per access level, their
 /// limited selections, the prompts waiting for the owner, and every decision made. Never decodes media.
-public final class AuthService: Sendable {
+public final class AuthService: Service {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var endpoint: String
@@ -16,6 +17,10 @@ public final class AuthService: Sendable {
         public var watchKeepAlive: Duration = .seconds(30)
         /// Authorization and limited-library requests one app may have waiting for the owner.
         public var promptWaitsPerApp = 32
+        /// How long requests being handled get to finish at shutdown before they are cancelled.
+        public var shutdownGracePeriod: Duration = .seconds(5)
+        /// Called once the endpoint is bound and requests are served (systemd's READY=1).
+        public var onServing: @Sendable () -> Void = {}
 
         public init(dataDirectory: URL, endpoint: String) {
             self.dataDirectory = dataDirectory
@@ -50,8 +55,9 @@ public final class AuthService: Sendable {
         audit = AuditLog(database: database)
     }
 
-    /// Serves until `shutdown` is signalled (SIGINT/SIGTERM in the executable), then closes cleanly.
-    public func run(until shutdown: ShutdownSignal) async throws {
+    /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
+    /// answers what is waiting, lets running requests finish within the grace period and closes.
+    public func run() async throws {
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.authService)
         let ownerKey = try keys.loadOrCreateKeyPair(KeyDirectory.owner).publicKey
         let keys = self.keys
@@ -78,16 +84,17 @@ public final class AuthService: Sendable {
                 if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
             }
         }
-        await shutdown.wait()
+        configuration.onServing()
+        try? await gracefulShutdown()
         keepAlive.cancel()
         logger.info("lightbox-auth stopping")
-        server.stop()
-        await server.waitUntilStopped()
+        await prompts.cancelAll(because: "lightbox-auth is shutting down; ask again when it is back.")
+        await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         zap.stop()
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await Self.operations.handle(self, request, responder, logger: logger)
+        await Self.operations.handle(self, request, responder)
     }
 
     func identifyService(_ request: IncomingRequest, _ responder: Responder) async throws {
@@ -232,6 +239,8 @@ public final class AuthService: Sendable {
             switch outcome {
             case .status(let answered):
                 responder.succeed(StatusResponse(level: level, status: answered))
+            case .withdrawn(let reason):
+                responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
                 Task { await audit.record(app: app, operation: "request:\(level)", outcome: "timeout") }
@@ -259,6 +268,8 @@ public final class AuthService: Sendable {
             switch outcome {
             case .selection(let added):
                 responder.succeed(LimitedLibraryPickerResponse(added: added))
+            case .withdrawn(let reason):
+                responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not finish the limited-library picker within \(configuration.promptTimeout); nothing changed."))
             }

@@ -24,6 +24,8 @@ extension AuthService {
                 responder.succeed(DeleteConfirmation(allowed: allowed))
                 Task { await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count,
                                           outcome: allowed ? "allowed" : "declined") }
+            case .withdrawn(let reason):
+                responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(timeout); nothing was deleted."))
                 Task { await audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count, outcome: "timeout") }

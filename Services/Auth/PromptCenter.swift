@@ -1,6 +1,7 @@
 import Foundation
 import LightboxProtocol
 import LightboxTransport
+import Metrics
 
 /// Questions waiting for the owner. Apps that asked wait on them; the owner's surfaces list and
 /// answer them. A second request for the same app and question joins the open prompt.
@@ -9,6 +10,8 @@ actor PromptCenter {
         case status(AuthorizationStatus)
         case selection(added: [String])
         case timedOut
+        /// Withdrawn without an answer (the service is stopping); the sentence says why.
+        case withdrawn(String)
     }
 
     private struct Pending {
@@ -21,7 +24,10 @@ actor PromptCenter {
         }
     }
 
-    private var pending: [String: Pending] = [:]
+    private var pending: [String: Pending] = [:] {
+        didSet { pendingGauge.record(pending.count) }
+    }
+    private let pendingGauge = Gauge(label: "lightbox_pending_prompts")
     private var ownerWatchers: [UUID: CheckedContinuation<Void, Never>] = [:]
     /// How long a prompt stays open; then it is withdrawn and whoever waits gets `timedOut`.
     let timeout: Duration
@@ -57,6 +63,13 @@ actor PromptCenter {
     }
 
     func prompt(_ id: String) -> OwnerPrompt? { pending[id]?.prompt }
+
+    /// Withdraws every open prompt; whoever waits is told `reason`.
+    func cancelAll(because reason: String) {
+        let withdrawn = pending.values
+        pending.removeAll()
+        for prompt in withdrawn { prompt.finish(.withdrawn(reason)) }
+    }
 
     /// Removes a prompt and hands its answer to everyone waiting on it.
     func resolve(_ id: String, with outcome: Outcome) {

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Auth
 import Foundation
+import LightboxServiceRuntime
 import LightboxTransport
 import Logging
+import ServiceLifecycle
 
 /// `lightbox-auth`: the authorization service (the control plane).
 @main
@@ -12,7 +14,8 @@ struct AuthServerCommand: AsyncParsableCommand {
         abstract: "Lightbox's authorization service: apps, their library permissions, prompts and the audit trail.",
         discussion: """
         Binds one CURVE-secured ZeroMQ ROUTER endpoint. On first start it creates its key pair and the \
-        owner's in DATA/keys/. Stops cleanly on Ctrl-C or SIGTERM.
+        owner's in DATA/keys/. Stops cleanly on Ctrl-C or SIGTERM: new requests are refused, running ones \
+        get a few seconds to finish. Under systemd (Type=notify) it reports READY=1 once the endpoint is bound.
         """)
 
     @Option(help: "Data directory (keys, auth/auth.sqlite). Env: LIGHTBOX_DATA.")
@@ -30,6 +33,12 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9711). Env: LIGHTBOX_AUTH_METRICS.")
+    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_METRICS"]
+
+    @Option(help: "Seconds running requests get to finish at shutdown before they are cancelled.")
+    var shutdownGrace = 5
+
     func validate() throws {
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be at least 1 second") }
     }
@@ -39,12 +48,17 @@ struct AuthServerCommand: AsyncParsableCommand {
         let logger = Logger(label: "lightbox.auth")
         let tightened = try PrivateDataFolder.secure(URL(fileURLWithPath: data))
         if tightened > 0 { logger.notice("made the data folder private", metadata: ["modesChanged": "\(tightened)"]) }
-        let shutdown = ShutdownSignal.onTerminationSignals()
+        var services: [any Service] = []
+        if let metrics {
+            services.append(try MetricsEndpoint(listen: metrics, registry: ServiceMetrics.bootstrap(), logger: logger))
+        }
         var configuration = AuthService.Configuration(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint)
         configuration.promptTimeout = .seconds(promptTimeout)
         configuration.watchKeepAlive = .seconds(max(watchKeepAlive, 1))
-        let service = try AuthService(configuration, logger: logger)
-        try await service.run(until: shutdown)
+        configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
+        configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }
+        services.append(try AuthService(configuration, logger: logger))
+        try await ServiceRunner.run(services, gracePeriod: .seconds(max(shutdownGrace, 0) + 10), logger: logger)
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxProtocol
 import LightboxTransport
+import Metrics
 
 /// Picks waiting for the owner. Each holds the app's open request, answered when the owner
 /// chooses, cancels, or the pick times out.
@@ -18,7 +19,10 @@ actor PickSessionStore {
         }
     }
 
-    private var sessions: [String: Session] = [:]
+    private var sessions: [String: Session] = [:] {
+        didSet { pendingGauge.record(sessions.count) }
+    }
+    private let pendingGauge = Gauge(label: "lightbox_pending_picks")
     private var watchers: [UUID: CheckedContinuation<Void, Never>] = [:]
 
     /// A new session, or nil when `app` already has `limit` picks waiting for the owner.

@@ -3,11 +3,12 @@ import GRDB
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import ServiceLifecycle
 import Synchronization
 
 /// `lightbox-picker`: the media plane. Owns the catalog, pick sessions and item-provider tokens;
 /// asks lightbox-auth who a key belongs to; stores no permissions.
-public final class PickerService: Sendable {
+public final class PickerService: Service {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var endpoint: String
@@ -20,6 +21,10 @@ public final class PickerService: Sendable {
         public var pendingPicksPerApp = 16
         /// Folders imported (idempotently) before serving.
         public var importOnStart: [URL] = []
+        /// How long requests being handled get to finish at shutdown before they are cancelled.
+        public var shutdownGracePeriod: Duration = .seconds(5)
+        /// Called once the endpoint is bound and requests are served (systemd's READY=1).
+        public var onServing: @Sendable () -> Void = {}
         /// The cloud tier's folder (default DATA/picker/cloud).
         public var cloudFolder: URL?
         /// Bytes per second read from the cloud tier; 0 = as fast as the disk allows.
@@ -87,7 +92,9 @@ public final class PickerService: Sendable {
         return auth
     }
 
-    public func run(until shutdown: ShutdownSignal) async throws {
+    /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
+    /// cancels waiting picks, lets running requests and streams finish within the grace period and closes.
+    public func run() async throws {
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
         // The auth service writes its key and the owner's on its first start.
         let authKey = try await keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
@@ -129,21 +136,21 @@ public final class PickerService: Sendable {
             await handle(request, responder)
         }
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
-        await shutdown.wait()
+        configuration.onServing()
+        try? await gracefulShutdown()
         logger.info("lightbox-picker stopping")
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.responder.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."))
             auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
         }
-        server.stop()
-        await server.waitUntilStopped()
+        await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         zap.stop()
         renderPool.stop()
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await Self.operations.handle(self, request, responder, logger: logger)
+        await Self.operations.handle(self, request, responder)
     }
 
     func identify(_ request: IncomingRequest, _ responder: Responder) async throws {

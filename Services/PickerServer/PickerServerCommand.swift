@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
+import LightboxServiceRuntime
 import LightboxTransport
 import Logging
 import Picker
+import ServiceLifecycle
 
 /// `lightbox-picker`: the picker service (the media plane).
 @main
@@ -12,7 +14,9 @@ struct PickerServerCommand: AsyncParsableCommand {
         abstract: "Lightbox's picker service: the catalog, pick sessions, item-provider tokens and media loads.",
         discussion: """
         Binds one CURVE-secured ZeroMQ ROUTER endpoint and asks lightbox-auth (same data directory for \
-        its public key) who each connecting key is. Stops cleanly on Ctrl-C or SIGTERM.
+        its public key) who each connecting key is. Stops cleanly on Ctrl-C or SIGTERM: waiting picks are \
+        cancelled, running requests and loads get a few seconds to finish. Under systemd (Type=notify) it \
+        reports READY=1 once the endpoint is bound.
         """)
 
     @Option(help: "Data directory (keys, picker/catalog.sqlite, picker/originals). Env: LIGHTBOX_DATA.")
@@ -51,6 +55,12 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9712). Env: LIGHTBOX_PICKER_METRICS.")
+    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_METRICS"]
+
+    @Option(help: "Seconds running requests and loads get to finish at shutdown before they are cancelled.")
+    var shutdownGrace = 5
+
     func validate() throws {
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
         guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
@@ -66,7 +76,10 @@ struct PickerServerCommand: AsyncParsableCommand {
         var tightened = try PrivateDataFolder.secure(URL(fileURLWithPath: data))
         if let cloudFolder { tightened += try PrivateDataFolder.secure(URL(fileURLWithPath: cloudFolder)) }
         if tightened > 0 { logger.notice("made the data folder private", metadata: ["modesChanged": "\(tightened)"]) }
-        let shutdown = ShutdownSignal.onTerminationSignals()
+        var services: [any Service] = []
+        if let metrics {
+            services.append(try MetricsEndpoint(listen: metrics, registry: ServiceMetrics.bootstrap(), logger: logger))
+        }
         var configuration = PickerService.Configuration(
             dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint, authEndpoint: authEndpoint)
         configuration.tokenLifetime = .seconds(tokenLifetime)
@@ -77,8 +90,10 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.derivedQuota = Int64(derivedQuotaMb) << 20
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
-        let service = try PickerService(configuration, logger: logger)
-        try await service.run(until: shutdown)
+        configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
+        configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }
+        services.append(try PickerService(configuration, logger: logger))
+        try await ServiceRunner.run(services, gracePeriod: .seconds(max(shutdownGrace, 0) + 10), logger: logger)
     }
 }
 

@@ -4,16 +4,19 @@ import Hummingbird
 import LightboxClient
 import LightboxTransport
 import Logging
+import ServiceLifecycle
 
 /// lightbox-surface: the owner's trusted surface, a web app on loopback. It holds the owner key and
 /// talks to both services like any other owner client — it decodes no media and stores no
 /// permissions — and serves the pick sheet, the authorization alerts, the privacy center, the
 /// activity report and the library to the owner's browser.
-public struct Surface: Sendable {
+public struct Surface: Service {
     public struct Configuration: Sendable {
         public var directory: ServiceDirectory
         public var host = "127.0.0.1"
         public var port = 7710
+        /// Called once the web server listens (systemd's READY=1).
+        public var onServing: @Sendable () -> Void = {}
 
         public init(directory: ServiceDirectory) {
             self.directory = directory
@@ -30,7 +33,7 @@ public struct Surface: Sendable {
         self.logger = logger
     }
 
-    /// Serves until SIGTERM or SIGINT.
+    /// Serves until the service group shuts down gracefully (SIGTERM or SIGINT in the executable).
     public func run() async throws {
         let directory = configuration.directory
         try PrivateDataFolder.secure(directory.dataDirectory)
@@ -50,8 +53,11 @@ public struct Surface: Sendable {
         routes.register(on: router)
         let application = Application(
             router: router, configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-            onServerRunning: { _ in try? await announce() }, logger: logger)
-        try await application.runService()
+            onServerRunning: { _ in
+                try? await announce()
+                configuration.onServing()
+            }, logger: logger)
+        try await application.run()
     }
 
     /// Writes where the surface listens and a fresh one-time login address, and prints it.

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxServiceRuntime
 import LightboxTransport
 import Logging
+import ServiceLifecycle
 import Surface
 
 @main
@@ -24,6 +26,8 @@ struct SurfaceServerCommand: AsyncParsableCommand {
     @Option(help: "lightbox-picker's endpoint. Env: LIGHTBOX_PICKER_ENDPOINT.")
     var pickerEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? ServiceDirectory.defaultPickerEndpoint
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
+    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9710). Env: LIGHTBOX_SURFACE_METRICS.")
+    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_SURFACE_METRICS"]
 
     func run() async throws {
         let parts = listen.split(separator: ":")
@@ -38,6 +42,12 @@ struct SurfaceServerCommand: AsyncParsableCommand {
             dataDirectory: URL(fileURLWithPath: data), authEndpoint: authEndpoint, pickerEndpoint: pickerEndpoint))
         configuration.host = "127.0.0.1"
         configuration.port = port
-        try await Surface(configuration, logger: logger).run()
+        configuration.onServing = { [listen] in SystemdNotification.ready(status: "serving on http://\(listen)") }
+        var services: [any Service] = []
+        if let metrics {
+            services.append(try MetricsEndpoint(listen: metrics, registry: ServiceMetrics.bootstrap(), logger: logger))
+        }
+        services.append(Surface(configuration, logger: logger))
+        try await ServiceRunner.run(services, logger: logger)
     }
 }

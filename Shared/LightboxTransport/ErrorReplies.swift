@@ -1,18 +1,26 @@
+import Dispatch
 import LightboxProtocol
 import Logging
 
 extension Responder {
     /// Runs a handler's body. A `LightboxError` becomes its error reply; any other error is logged and
     /// answered with `internal`, so one bad request never stops the service.
-    public func answering(_ request: IncomingRequest, service: String, logger: Logger, _ body: () async throws -> Void) async {
+    /// Each request is counted and timed by operation and outcome (RequestMetrics).
+    public func answering(_ request: IncomingRequest, service: String, _ body: () async throws -> Void) async {
+        let start = DispatchTime.now()
+        var outcome = "ok"
         do {
             try await body()
         } catch let error as LightboxError {
+            outcome = error.code.rawValue
             fail(error)
         } catch {
-            logger.error("request failed", metadata: ["op": "\(request.op)", "error": "\(error)"])
+            outcome = ErrorCode.internal.rawValue
+            request.logger.error("request failed", metadata: ["error": "\(error)"])
             fail(LightboxError(.internal, "\(service) failed to handle \(request.op); see its log."))
         }
+        RequestMetrics.record(service: service, op: request.op, outcome: outcome, since: start)
+        request.logger.debug("handled", metadata: ["outcome": "\(outcome)"])
     }
 }
 

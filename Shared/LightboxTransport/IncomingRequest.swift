@@ -1,5 +1,6 @@
 import Foundation
 import LightboxProtocol
+import Logging
 
 /// A request as a handler sees it: who sent it (from the CURVE handshake), its id and operation,
 /// the JSON header to decode the body from, and any binary frames after it.
@@ -11,9 +12,17 @@ public struct IncomingRequest: Sendable {
     public let attachments: [Data]
     /// The ROUTER's routing id of the connection.
     let peer: Data
+    /// The service's logger with this request's id, operation and caller as metadata.
+    public var logger: Logger
 
-    public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data()) {
+    public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data(),
+                logger: Logger = Logger(label: "lightbox.request")) {
         self.peer = peer
+        var logger = logger
+        logger[metadataKey: "request"] = "\(id)"
+        logger[metadataKey: "op"] = "\(op)"
+        logger[metadataKey: "principal"] = "\(principal.userId)"
+        self.logger = logger
         self.principal = principal
         self.id = id
         self.op = op

@@ -42,8 +42,8 @@ public struct OperationTable<Service: Sendable>: Sendable {
     public var requirements: [OperationName: RequiredPrincipal] { entries.mapValues(\.principal) }
 
     /// Checks the caller against the operation's principal, then runs its handler; errors become replies.
-    public func handle(_ service: Service, _ request: IncomingRequest, _ responder: Responder, logger: Logger) async {
-        await responder.answering(request, service: serviceName, logger: logger) {
+    public func handle(_ service: Service, _ request: IncomingRequest, _ responder: Responder) async {
+        await responder.answering(request, service: serviceName) {
             guard let entry = entries[request.op] else {
                 throw LightboxError(.unknownOp, "\(serviceName) has no operation \"\(request.op)\".")
             }

@@ -49,6 +49,10 @@ public final class RouterServer: Sendable {
     private let finished = Mutex<CheckedContinuation<Void, Never>?>(nil)
     private let isFinished = Flag()
     private let inFlight: RequestAllowance
+    private let handlers = RunningHandlers()
+    /// Set when a graceful shutdown begins: new requests are refused, running ones finish.
+    private let draining = Flag()
+    private let streamCount = ActiveStreamCount()
     private let logger: Logger
 
     /// Binds the endpoint (the ZAP handler must already be running) and starts serving with `handler`.
@@ -60,6 +64,9 @@ public final class RouterServer: Sendable {
         let outbox = self.outbox
         let stopped = self.stopped
         let inFlight = self.inFlight
+        let handlers = self.handlers
+        let draining = self.draining
+        let streamCount = self.streamCount
         try IOThread.start(name: "lightbox-router") { [self] ready in
             let socket: Socket
             do {
@@ -78,7 +85,7 @@ public final class RouterServer: Sendable {
             }
             ready(nil)
             var loop = RouterLoop(socket: socket, outbox: outbox, configuration: configuration, logger: logger,
-                                  inFlight: inFlight, handler: handler)
+                                  inFlight: inFlight, handlers: handlers, draining: draining, streamCount: streamCount, handler: handler)
             loop.run(until: stopped)
             socket.close()
             self.markFinished()
@@ -90,6 +97,31 @@ public final class RouterServer: Sendable {
         stopped.set()
         outbox.wakeup.signal()
     }
+
+    /// Stops gracefully: new requests get `busy` ("shutting down"), requests being handled and
+    /// streams being sent get up to `gracePeriod` to finish, what is still running then is
+    /// cancelled (and given a moment to answer), and the socket closes.
+    public func shutDown(gracePeriod: Duration) async {
+        draining.set()
+        outbox.wakeup.signal()
+        let clock = ContinuousClock()
+        let deadline = clock.now + gracePeriod
+        while clock.now < deadline, handlers.count > 0 || streamCount.current > 0 {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        let unfinished = handlers.count
+        if unfinished > 0 {
+            logger.notice("cancelling requests still running at shutdown", metadata: ["requests": "\(unfinished)"])
+            handlers.cancelAll()
+            let cancelDeadline = clock.now + .seconds(1)
+            while clock.now < cancelDeadline, handlers.count > 0 { try? await Task.sleep(for: .milliseconds(10)) }
+        }
+        stop()
+        await waitUntilStopped()
+    }
+
+    /// Requests being handled right now (for tests and metrics).
+    public var runningRequests: Int { handlers.count }
 
     public func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
@@ -126,18 +158,25 @@ private struct RouterLoop {
     let configuration: RouterServer.Configuration
     let logger: Logger
     let inFlight: RequestAllowance
+    let handlers: RunningHandlers
+    let draining: Flag
+    let streamCount: ActiveStreamCount
     let handler: RouterServer.Handler
     var streams: [StreamKey: OutgoingStream] = [:]
     /// Replies that met a full pipe (EAGAIN), per peer, retried in order; other peers never wait on them.
     var queues: [Data: PeerQueue] = [:]
 
     init(socket: Socket, outbox: ServerOutbox, configuration: RouterServer.Configuration, logger: Logger,
-         inFlight: RequestAllowance, handler: @escaping RouterServer.Handler) {
+         inFlight: RequestAllowance, handlers: RunningHandlers, draining: Flag, streamCount: ActiveStreamCount,
+         handler: @escaping RouterServer.Handler) {
         self.socket = socket
         self.outbox = outbox
         self.configuration = configuration
         self.logger = logger
         self.inFlight = inFlight
+        self.handlers = handlers
+        self.draining = draining
+        self.streamCount = streamCount
         self.handler = handler
     }
 
@@ -163,6 +202,7 @@ private struct RouterLoop {
                 pumpStreams()
                 expireIdleStreams()
                 dropStalledPeers()
+                streamCount.store(streams.count)
             } catch {
                 logger.error("router loop error", metadata: ["error": "\(error)"])
             }
@@ -216,7 +256,7 @@ private struct RouterLoop {
             return
         }
         let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
-                                      attachments: Array(message.frames.dropFirst(2)), peer: peer)
+                                      attachments: Array(message.frames.dropFirst(2)), peer: peer, logger: logger)
         switch op {
         case .streamCredit: grantCredit(peer: peer, request: request)
         case .streamCancel: cancelStream(peer: peer, request: request)
@@ -227,13 +267,19 @@ private struct RouterLoop {
     func startHandler(peer: Data, request: IncomingRequest) {
         let responder = Responder(outbox: outbox, peer: peer, requestID: request.id)
         let principal = request.principal
+        if draining.isSet {
+            RequestMetrics.refused(code: .busy)
+            responder.fail(LightboxError(.busy, "This service is shutting down; try again when it is back."))
+            return
+        }
         if let refusal = inFlight.enter(principal) {
+            RequestMetrics.refused(code: refusal.code)
             responder.fail(refusal)
             return
         }
         let handler = self.handler
         let inFlight = self.inFlight
-        Task {
+        handlers.start {
             await handler(request, responder)
             inFlight.leave(principal)
         }
@@ -280,6 +326,7 @@ private struct RouterLoop {
 
     mutating func reply(peer: Data, id: String, error: LightboxError) {
         logger.info("refused a request", metadata: ["code": "\(error.code)", "id": "\(id)"])
+        RequestMetrics.refused(code: error.code)
         send([peer] + Self.header(id: id, status: .error, body: error))
     }
 
@@ -395,6 +442,8 @@ private struct RouterLoop {
                     stream.finish(.completed(bytes: stream.completed))
                     break
                 }
+                RequestMetrics.streamed(bytes: frames.last?.count ?? 0)
+                if !stream.canSend { RequestMetrics.creditStall() }
             }
         }
     }

@@ -77,7 +77,7 @@ import Testing
 
 /// The systemd units start the services private and hardened; `systemd-analyze verify` accepts them.
 @Suite struct SystemdUnitTests {
-    static let units = ["lightbox-auth", "lightbox-picker"]
+    static let units = ["lightbox-auth", "lightbox-picker", "lightbox-surface"]
     static let folder = ServiceHarness.repository.appendingPathComponent("deploy/systemd")
     static let analyzer = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -88,7 +88,7 @@ import Testing
 
     @Test(arguments: units) func unitsArePrivateAndHardened(_ unit: String) throws {
         let lines = try Self.directives(of: unit)
-        for required in ["UMask=0077", "StateDirectory=lightbox", "StateDirectoryMode=0700", "NoNewPrivileges=yes", "ProtectSystem=strict",
+        for required in ["Type=notify", "NotifyAccess=main", "KillSignal=SIGTERM", "UMask=0077", "StateDirectory=lightbox", "StateDirectoryMode=0700", "NoNewPrivileges=yes", "ProtectSystem=strict",
                          "PrivateTmp=yes", "PrivateDevices=yes", "RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6",
                          "SystemCallFilter=@system-service"] {
             #expect(lines.contains(required), "\(unit).service lacks \(required)")
@@ -124,6 +124,40 @@ import Testing
         if let line = security.output.split(separator: "\n").last(where: { $0.contains("Overall exposure level") }) {
             print(line)
         }
+    }
+
+    /// `make install-files` (the copying half of `make install`, here from the debug build) into a
+    /// DESTDIR with PREFIX=/usr: binaries, resource bundles, units pointing at the installed paths,
+    /// the sysusers entry and the example environment; every installed unit passes `systemd-analyze verify`.
+    @Test func makeInstallPutsEverythingInPlace() throws {
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("install-\(UUID().uuidString.prefix(8))")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        let make = try Self.run("/usr/bin/make", ["-C", ServiceHarness.repository.path, "install-files",
+                                                  "INSTALL_FROM=\(ServiceHarness.binaries.path)", "DESTDIR=\(destination.path)", "PREFIX=/usr"])
+        try #require(make.status == 0, "make install-files: \(make.output)")
+        let files = FileManager.default
+        for executable in ["lightbox", "lightbox-auth", "lightbox-picker", "lightbox-surface"] {
+            #expect(files.isExecutableFile(atPath: destination.path + "/usr/bin/" + executable), "\(executable) not installed")
+        }
+        #expect(files.fileExists(atPath: destination.path + "/usr/bin/Lightbox_Surface.resources/Web/surface.js"))
+        #expect(files.fileExists(atPath: destination.path + "/usr/lib/sysusers.d/lightbox.conf"))
+        #expect(files.fileExists(atPath: destination.path + "/etc/lightbox/lightbox.env"))
+        for unit in Self.units {
+            let installed = try String(contentsOfFile: destination.path + "/usr/lib/systemd/system/\(unit).service", encoding: .utf8)
+            #expect(installed.contains("ExecStart=/usr/bin/\(unit)\n"))
+            #expect(installed.contains("EnvironmentFile=/etc/lightbox/lightbox.env"))
+            guard let analyzer = Self.analyzer else { continue }
+            // Verified where it would run: the installed paths, inside DESTDIR.
+            let local = installed.replacingOccurrences(of: "=/usr/bin/", with: "=\(destination.path)/usr/bin/")
+                .replacingOccurrences(of: "=/etc/lightbox/", with: "=\(destination.path)/etc/lightbox/")
+            let file = destination.appendingPathComponent("\(unit).service")
+            try local.write(to: file, atomically: true, encoding: .utf8)
+            let verify = try Self.run(analyzer, ["verify", "--man=no", file.path])
+            #expect(verify.status == 0 && !verify.output.contains(unit), "systemd-analyze verify: \(verify.output)")
+        }
+        // The container image installs with the same step.
+        let containerfile = try String(contentsOf: ServiceHarness.repository.appendingPathComponent("deploy/Containerfile"), encoding: .utf8)
+        #expect(containerfile.contains("make install"))
     }
 
     static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {

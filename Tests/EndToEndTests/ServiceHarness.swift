@@ -26,6 +26,8 @@ final class ServiceHarness: @unchecked Sendable {
     let pickerArguments: [String]
     /// When set, the services and the CLI start under this umask (e.g. "022"), as a shell would start them.
     var umask: String?
+    /// Added to the services' environment (NOTIFY_SOCKET, say).
+    var environment: [String: String] = [:]
     let authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
@@ -44,10 +46,12 @@ final class ServiceHarness: @unchecked Sendable {
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
                       pickerOptions: [String] = [], authOptions: [String] = [], umask: String? = nil,
+                      environment: [String: String] = [:],
                       beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
                                          pickerOptions: pickerOptions, authOptions: authOptions)
         harness.umask = umask
+        harness.environment = environment
         try beforeStart(harness)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
@@ -83,6 +87,7 @@ final class ServiceHarness: @unchecked Sendable {
         handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         try process.run()
         return process
     }
