@@ -13,14 +13,13 @@ enum AccessPolicy {
         addOnly == .authorized || readWrite == .authorized || readWrite == .limited
     }
 
-    static func decide(_ action: LibraryAction, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus,
-                       selection: [String]) -> LibraryDecision {
+    static func decide(_ action: LibraryAction, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus) -> LibraryDecision {
         switch action {
         case .read:
             // Reading never fails: without access it finds nothing, as PHAsset fetches do on iOS.
             switch readWrite {
             case .authorized: return LibraryDecision(allowed: true, scope: .all, status: readWrite)
-            case .limited: return LibraryDecision(allowed: true, scope: .selection, selection: selection, status: readWrite)
+            case .limited: return LibraryDecision(allowed: true, scope: .selection, status: readWrite)
             default: return LibraryDecision(allowed: true, scope: .none, status: readWrite)
             }
         case .add:
@@ -32,7 +31,7 @@ enum AccessPolicy {
         case .delete:
             switch readWrite {
             case .authorized: return LibraryDecision(allowed: true, scope: .all, status: readWrite)
-            case .limited: return LibraryDecision(allowed: true, scope: .selection, selection: selection, status: readWrite)
+            case .limited: return LibraryDecision(allowed: true, scope: .selection, status: readWrite)
             default:
                 return LibraryDecision(allowed: false, scope: .none, status: readWrite,
                                        reason: "Deleting needs read-write access (status: \(readWrite)).")

@@ -1,42 +1,107 @@
+import Dispatch
 import Foundation
 import GRDB
 import LightboxProtocol
+import Metrics
+import Synchronization
+
+enum AuditMetrics {
+    static let batches = Counter(label: "lightbox_audit_batches_total")
+    static let dropped = Counter(label: "lightbox_audit_entries_dropped_total")
+}
 
 /// The owner's one audit trail: every decision and settings change the auth service makes, and
 /// every read the picker reports (`auth.audit.record`).
-public struct AuditLog: Sendable {
+///
+/// Group commit: `record` only appends to a buffer and returns; a serial queue writes what has
+/// gathered every few milliseconds in one transaction without an fsync of its own (the next
+/// durable commit of a grant or setting, or the WAL checkpoint, puts it on disk; a crash of the
+/// process alone loses none that were written). Grants and settings keep their own durable commits.
+public final class AuditLog: Sendable {
     let database: DatabasePool
+    /// How long entries gather before they are written together.
+    static let batchInterval: DispatchTimeInterval = .milliseconds(5)
+    /// Entries waiting beyond this many (a disk that cannot keep up) are dropped, oldest first, and counted.
+    static let maximumWaiting = 100_000
 
-    func record(app: String, operation: String, assetCount: Int = 0, outcome: String, at: Date = Date()) async {
-        await record([AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: at)])
+    private struct Buffer {
+        var entries: [AuditEntry] = []
+        var isScheduled = false
+        var dropped = 0
     }
 
-    /// Appends entries in one transaction without an fsync of their own: an audit line must not cost
-    /// the request path a disk flush. The next durable commit (a grant, a settings change) or the
-    /// WAL checkpoint puts them on disk; a crash of the process alone loses none.
-    func record(_ entries: [AuditEntry]) async {
+    private let buffer = Mutex(Buffer())
+    /// Writes run here, one at a time, in the order entries arrived, never on Swift concurrency's threads.
+    private let queue = DispatchQueue(label: "lightbox.auth.audit")
+
+    init(database: DatabasePool) {
+        self.database = database
+    }
+
+    func record(app: String, operation: String, assetCount: Int = 0, outcome: String, at: Date = Date()) {
+        record([AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: at)])
+    }
+
+    func record(_ entries: [AuditEntry]) {
+        guard !entries.isEmpty else { return }
+        let schedule = buffer.withLock { buffer -> Bool in
+            buffer.entries += entries
+            if buffer.entries.count > Self.maximumWaiting {
+                let excess = buffer.entries.count - Self.maximumWaiting
+                buffer.entries.removeFirst(excess)
+                buffer.dropped += excess
+            }
+            defer { buffer.isScheduled = true }
+            return !buffer.isScheduled
+        }
+        if schedule { queue.asyncAfter(deadline: .now() + Self.batchInterval) { self.writeWaiting() } }
+    }
+
+    /// Returns once everything recorded so far is written (owner reads and shutdown call it).
+    func flush() async {
+        await withCheckedContinuation { continuation in
+            queue.async {
+                self.writeWaiting()
+                continuation.resume()
+            }
+        }
+    }
+
+    /// Runs on `queue` only.
+    private func writeWaiting() {
+        let (entries, dropped) = buffer.withLock { buffer in
+            defer { buffer = Buffer() }
+            return (buffer.entries, buffer.dropped)
+        }
+        if dropped > 0 {
+            AuditMetrics.dropped.increment(by: dropped)
+        }
         guard !entries.isEmpty else { return }
         do {
-            try await database.writeWithoutTransaction { db in
+            try database.writeWithoutTransaction { db in
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
                 try db.inTransaction {
+                    let insert = try db.cachedStatement(sql: """
+                        INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """)
                     for entry in entries {
-                        try db.execute(sql: """
-                            INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset) VALUES (?, ?, ?, ?, ?, ?, ?)
-                            """, arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, entry.at, entry.bytes, entry.asset])
+                        try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, entry.at, entry.bytes, entry.asset])
                     }
                     return .commit
                 }
             }
+            AuditMetrics.batches.increment()
         } catch {
-            // The decision stands; a lost audit line must not turn an answer into a failure.
+            // The decisions stand; a lost audit batch must not turn answers into failures.
+            AuditMetrics.dropped.increment(by: entries.count)
         }
     }
 
     /// One page, newest first. `operation` matches the name or everything under its prefix
     /// (`pick` finds `pick:opened` and `pick:answered`).
     func entries(_ request: AuditRequest, maximumLimit: Int = 10_000) async throws -> AuditResponse {
+        await flush()
         let limit = min(max(request.limit ?? 200, 1), maximumLimit)
         var conditions: [String] = []
         var arguments: StatementArguments = []

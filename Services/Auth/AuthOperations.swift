@@ -24,7 +24,10 @@ extension AuthService {
         .audit: .owner { try await $0.auditEntries($1, $2) },
         // Services
         .identify: .service { try await $0.identifyApp($1, $2) },
-        .decide: .service { try await $0.decide($1, $2) },
+        .decisions: .service { try await $0.appDecisions($1, $2) },
+        .followDecisions: .service { try await $0.followDecisions($1, $2) },
+        .decisionsApplied: .service { try await $0.decisionsApplied($1, $2) },
+        .appLaunched: .service { try await $0.appLaunched($1, $2) },
         .assetCreated: .service { try await $0.assetCreated($1, $2) },
         .recordAudit: .service { try await $0.recordAudit($1, $2) },
         .confirmDelete: .service { try await $0.confirmDelete($1, $2) },

@@ -37,6 +37,7 @@ public final class AuthService: Service {
     let prompts: PromptCenter
     let broadcaster = ChangeBroadcaster()
     let launches = LaunchTracker()
+    let followers: DecisionFollowers
     /// Requests waiting on the owner, per app; they hold no handler slot while they wait.
     let promptWaits: PerAppLimit
     let configuration: Configuration
@@ -49,6 +50,7 @@ public final class AuthService: Service {
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         prompts = PromptCenter(timeout: configuration.promptTimeout)
         promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
+        followers = DecisionFollowers(logger: logger)
         let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         registry = AppRegistry(database: database)
         store = AuthorizationStore(database: database)
@@ -84,12 +86,22 @@ public final class AuthService: Service {
                 if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
             }
         }
+        let followers = self.followers
+        let followerKeepAlive = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await followers.keepAlive()
+            }
+        }
         configuration.onServing()
         try? await gracefulShutdown()
         keepAlive.cancel()
+        followerKeepAlive.cancel()
         logger.info("lightbox-auth stopping")
         await prompts.cancelAll(because: "lightbox-auth is shutting down; ask again when it is back.")
+        await followers.endAll(because: "lightbox-auth is shutting down")
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
+        await audit.flush()
         zap.stop()
     }
 
@@ -106,9 +118,9 @@ public final class AuthService: Service {
     func authorizationStatus(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let level = try request.body(StatusRequest.self).level
-        let access = try await store.access(of: app)
+        let access = try await store.access(of: app, includingSelection: false)
         let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
-        await audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
+        audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
         responder.succeed(StatusResponse(level: level, status: status))
     }
 
@@ -182,25 +194,61 @@ public final class AuthService: Service {
         responder.succeed(AppManifestResponse(manifest: app))
     }
 
-    func decide(_ request: IncomingRequest, _ responder: Responder) async throws {
-        responder.succeed(try await decide(try request.body(LibraryDecisionRequest.self)))
+    // MARK: Decisions for the picker
+
+    /// `auth.decisions.follow`: the stream stays open; each event names apps whose decisions changed.
+    func followDecisions(_ request: IncomingRequest, _ responder: Responder) async throws {
+        _ = await followers.add(responder)
+    }
+
+    func decisionsApplied(_ request: IncomingRequest, _ responder: Responder) async throws {
+        await followers.confirm(try request.body(DecisionsApplied.self))
+        responder.succeed(Empty())
+    }
+
+    func appDecisions(_ request: IncomingRequest, _ responder: Responder) async throws {
+        responder.succeed(try await decisions(of: try request.body(AppDecisionsRequest.self).app))
+    }
+
+    /// Every action's decision for `app` and its selection. The version is read before the store, so
+    /// a change committed meanwhile is announced with a newer one and the picker drops this answer.
+    func decisions(of app: String) async throws -> AppDecisions {
+        let version = await followers.current
+        let access = try await store.access(of: app)
+        var decisions: [String: LibraryDecision] = [:]
+        for action in LibraryAction.allCases {
+            decisions[action.rawValue] = AccessPolicy.decide(action, readWrite: access.readWrite, addOnly: access.addOnly)
+        }
+        return AppDecisions(app: app, version: version, decisions: decisions,
+                            selection: access.readWrite == .limited ? access.selection : [])
+    }
+
+    /// `auth.launch`: a limited app's first library access in each launch raises the limited-library picker.
+    func appLaunched(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let launch = try request.body(AppLaunch.self)
+        responder.succeed(Empty())
+        let status = try await store.access(of: launch.app, includingSelection: false).readWrite
+        if status == .limited, await launches.isFirstAccess(app: launch.app, connection: launch.connection),
+           try await registry.app(withID: launch.app)?.preventAutomaticLimitedAccessAlert == false {
+            _ = try await openLimitedLibraryPrompt(app: launch.app, selection: try await store.access(of: launch.app).selection)
+        }
     }
 
     func assetCreated(_ request: IncomingRequest, _ responder: Responder) async throws {
         let body = try request.body(AssetCreatedRequest.self)
-        let access = try await store.access(of: body.app)
+        let access = try await store.access(of: body.app, includingSelection: false)
         // Assets a limited app creates join its selection.
         if access.readWrite == .limited {
             await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
         }
-        await audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
+        audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
                                        asset: body.asset)])
         responder.succeed(Empty())
     }
 
     func recordAudit(_ request: IncomingRequest, _ responder: Responder) async throws {
         let entries = try request.body(AuditRecordRequest.self).entries
-        await audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
+        audit.record(entries.prefix(Self.maximumAuditBatch).map { entry in
             var entry = entry
             entry.id = nil
             return entry
@@ -216,7 +264,7 @@ public final class AuthService: Service {
         let status = try await store.access(of: app).status(level)
         // Only while notDetermined: afterwards the stored answer stands until the owner changes it.
         guard status == .notDetermined else {
-            await audit.record(app: app, operation: "request:\(level)", outcome: "stored:\(status)")
+            audit.record(app: app, operation: "request:\(level)", outcome: "stored:\(status)")
             responder.succeed(StatusResponse(level: level, status: status))
             return
         }
@@ -225,7 +273,7 @@ public final class AuthService: Service {
         }
         let usage = level == .readWrite ? manifest.usageReadWrite : manifest.usageAddOnly
         guard let usage, !usage.trimmingCharacters(in: .whitespaces).isEmpty else {
-            await audit.record(app: app, operation: "request:\(level)", outcome: "missingUsageDescription")
+            audit.record(app: app, operation: "request:\(level)", outcome: "missingUsageDescription")
             let flag = level == .readWrite ? "--usage-read-write" : "--usage-add-only"
             throw LightboxError(.missingUsageDescription,
                                 "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
@@ -243,7 +291,7 @@ public final class AuthService: Service {
                 responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
-                Task { await audit.record(app: app, operation: "request:\(level)", outcome: "timeout") }
+                audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
             }
         }
         responder.event(PromptShown(prompt: prompt.prompt))
@@ -258,7 +306,7 @@ public final class AuthService: Service {
         let app = try request.requireApp()
         let access = try await store.access(of: app)
         guard access.readWrite == .limited else {
-            await audit.record(app: app, operation: "expand", outcome: "notLimited")
+            audit.record(app: app, operation: "expand", outcome: "notLimited")
             throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
         }
         guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
@@ -311,7 +359,7 @@ public final class AuthService: Service {
             let current = try await store.access(of: prompt.app).status(level)
             if current == .notDetermined { await publish(try await store.apply(update, to: prompt.app)) }
             let final = try await store.access(of: prompt.app).status(level)
-            await audit.record(app: prompt.app, operation: "prompt:\(level)", assetCount: answer.selection?.count ?? 0, outcome: final.rawValue)
+            audit.record(app: prompt.app, operation: "prompt:\(level)", assetCount: answer.selection?.count ?? 0, outcome: final.rawValue)
             await prompts.resolve(prompt.prompt, with: .status(final))
         case .limitedLibrary:
             guard answer.answer == .done else {
@@ -325,7 +373,7 @@ public final class AuthService: Service {
             let changes = try await store.apply(.init(selection: answer.selection ?? before.selection), to: prompt.app)
             await publish(changes)
             let added = changes.flatMap(\.added)
-            await audit.record(app: prompt.app, operation: "expand", assetCount: added.count, outcome: "selection:\(answer.selection?.count ?? 0)")
+            audit.record(app: prompt.app, operation: "expand", assetCount: added.count, outcome: "selection:\(answer.selection?.count ?? 0)")
             await prompts.resolve(prompt.prompt, with: .selection(added: added))
         }
     }
@@ -348,7 +396,7 @@ public final class AuthService: Service {
         }
         await publish(changes)
         let access = try await appAccess(manifest)
-        await audit.record(app: body.app, operation: "settings", assetCount: access.selectionCount,
+        audit.record(app: body.app, operation: "settings", assetCount: access.selectionCount,
                            outcome: "readWrite:\(access.readWrite) addOnly:\(access.addOnly)")
         responder.succeed(SetAccessResponse(access: access, token: try await store.latestToken(of: body.app)))
     }
@@ -363,24 +411,9 @@ public final class AuthService: Service {
     }
 
     func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
-        let access = try await store.access(of: manifest.id)
+        let access = try await store.access(of: manifest.id, includingSelection: false)
         return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
-                         selectionCount: access.selection.count)
-    }
-
-    // MARK: Decisions for the picker
-
-    func decide(_ request: LibraryDecisionRequest) async throws -> LibraryDecision {
-        let access = try await store.access(of: request.app)
-        let decision = AccessPolicy.decide(request.action, readWrite: access.readWrite, addOnly: access.addOnly, selection: access.selection)
-        await audit.record(app: request.app, operation: request.action.rawValue, assetCount: request.assetCount ?? 0,
-                           outcome: decision.allowed ? "allowed:\(decision.scope)" : "refused:\(decision.status)")
-        // A limited app's first library access in each launch raises the limited-library picker.
-        if access.readWrite == .limited, await launches.isFirstAccess(app: request.app, connection: request.connection),
-           try await registry.app(withID: request.app)?.preventAutomaticLimitedAccessAlert == false {
-            _ = try await openLimitedLibraryPrompt(app: request.app, selection: access.selection)
-        }
-        return decision
+                         selectionCount: try await store.selectionCount(of: manifest.id))
     }
 
     func publish(_ changes: [AuthorizationChange]) async {
@@ -390,5 +423,7 @@ public final class AuthService: Service {
                                                      "added": "\(change.added.count)", "removed": "\(change.removed.count)"])
         }
         await broadcaster.publish(changes)
+        // In force on the picker before whoever made the change is answered.
+        await followers.announce(Set(changes.map(\.app)))
     }
 }

@@ -27,15 +27,22 @@ public struct AuthorizationStore: Sendable {
         var addedAssets: [String] = []
     }
 
-    func access(of app: String) async throws -> Access {
-        try await database.read { db in try Self.access(of: app, db) }
+    /// The app's statuses, and its selection unless `includingSelection` is false (a status check
+    /// need not read 100,000 identifiers).
+    func access(of app: String, includingSelection: Bool = true) async throws -> Access {
+        try await database.read { db in try Self.access(of: app, includingSelection: includingSelection, db) }
     }
 
-    static func access(of app: String, _ db: Database) throws -> Access {
+    func selectionCount(of app: String) async throws -> Int {
+        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0 }
+    }
+
+    static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
         let rows = try Row.fetchAll(db, sql: "SELECT level, status FROM authorization WHERE app = ?", arguments: [app])
         var statuses: [String: AuthorizationStatus] = [:]
         for row in rows { statuses[row["level"]] = AuthorizationStatus(rawValue: row["status"]) }
-        let selection = try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
+        let selection = !includingSelection ? [] :
+            try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
         return Access(readWrite: statuses[AccessLevel.readWrite.rawValue] ?? .notDetermined,
                       addOnly: statuses[AccessLevel.addOnly.rawValue] ?? .notDetermined, selection: selection)
     }
@@ -47,16 +54,23 @@ public struct AuthorizationStore: Sendable {
             var changes: [AuthorizationChange] = []
             let newReadWrite = update.readWrite ?? before.readWrite
             var selection = update.selection.map(Self.unique) ?? before.selection
-            for asset in update.addedAssets where !selection.contains(asset) { selection.append(asset) }
+            // Sets, not list scans: a selection may hold 100,000 assets.
+            var members = Set(selection)
+            for asset in update.addedAssets where members.insert(asset).inserted { selection.append(asset) }
             // A selection means something only while limited: leaving limited empties it, so a
             // watcher is told those assets are gone and a later limited grant starts afresh.
-            if newReadWrite != .limited { selection = [] }
-            let added = selection.filter { !before.selection.contains($0) }
-            let removed = before.selection.filter { !selection.contains($0) }
+            if newReadWrite != .limited {
+                selection = []
+                members = []
+            }
+            let previous = Set(before.selection)
+            let added = selection.filter { !previous.contains($0) }
+            let removed = before.selection.filter { !members.contains($0) }
             if !added.isEmpty || !removed.isEmpty {
                 try db.execute(sql: "DELETE FROM selection WHERE app = ?", arguments: [app])
+                let insert = try db.cachedStatement(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)")
                 for (position, asset) in selection.enumerated() {
-                    try db.execute(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)", arguments: [app, asset, position])
+                    try insert.execute(arguments: [app, asset, position])
                 }
             }
             let newAddOnly = update.addOnly ?? before.addOnly

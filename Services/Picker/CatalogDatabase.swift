@@ -122,6 +122,21 @@ enum CatalogDatabase {
                 t.add(column: "pairedType", .text)
             }
         }
+        migrator.registerMigration("v8 limited selections as a table, an index per subtype") { db in
+            // Each limited app's selection, as lightbox-auth last answered it: queries join it
+            // instead of carrying the identifiers. `version` orders answers against changes.
+            try db.execute(sql: """
+                CREATE TABLE appSelection (app TEXT NOT NULL, asset TEXT NOT NULL, PRIMARY KEY (app, asset)) WITHOUT ROWID;
+                CREATE TABLE appSelectionVersion (app TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL);
+                """)
+            // Pages filtered by a subtype walk only that subtype's rows, in library order.
+            for subtype in MediaSubtype.allCases {
+                try db.execute(sql: """
+                    CREATE INDEX asset_\(subtype.rawValue)_order ON asset (creationDate DESC, identifier ASC)
+                    WHERE \(PickerFilter.subtypeCondition(subtype))
+                    """)
+            }
+        }
         return migrator
     }
 }

@@ -12,14 +12,14 @@ extension Catalog {
         }
     }
 
-    /// An app's query: by media type and date range, limited to `identifiers` (a limited selection)
-    /// when given; paged by cursor, or by offset when there is none. Also returns the total count.
-    func assets(matching query: AssetQuery, within identifiers: [String]? = nil) async throws
+    /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
+    /// SelectionTable) when given; paged by cursor, or by offset when there is none. Also returns the total count.
+    func assets(matching query: AssetQuery, inSelectionOf app: String? = nil) async throws
         -> (page: [AssetRecord], total: Int, next: LibraryCursor?) {
         let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         return try await database.read { db in
             var conditions: [SQLExpression] = []
-            if let identifiers { conditions.append(identifiers.contains(Column("identifier"))) }
+            if let app { conditions.append(SelectionTable.contains(app: app)) }
             if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
             if let from = query.from { conditions.append(Column("creationDate") >= from) }
             if let to = query.to { conditions.append(Column("creationDate") < to) }

@@ -14,7 +14,7 @@ extension PickerService {
         let assets = try validated(try request.body(DeleteAssetsRequest.self).assets)
         let decision = try await decide(.delete, for: app, on: request, assetCount: assets.count)
         guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not delete assets.") }
-        let found = try await catalog.assets(Self.visible(assets, in: decision))
+        let found = try await catalog.assets(try await visible(assets, for: app, in: decision))
         if let unseen = assets.first(where: { found[$0] == nil }) {
             throw LightboxError(.notFound, "No asset \(unseen) is visible to this app.", details: ["asset": unseen])
         }

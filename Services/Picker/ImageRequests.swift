@@ -116,7 +116,7 @@ extension PickerService {
     /// An asset the app may see through its library access; anything else reads as not found.
     func visibleAsset(_ identifier: String, app: String, request: IncomingRequest) async throws -> AssetRecord {
         let decision = try await decide(.read, for: app, on: request, assetCount: 1)
-        guard !Self.visible([identifier], in: decision).isEmpty, let asset = try await catalog.asset(identifier) else {
+        guard try await !visible([identifier], for: app, in: decision).isEmpty, let asset = try await catalog.asset(identifier) else {
             throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
         }
         return asset

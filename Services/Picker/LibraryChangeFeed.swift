@@ -19,6 +19,7 @@ actor LibraryChangeFeed {
 
     private let database: DatabasePool
     private var decide: Decide?
+    private var selections: SelectionTable?
     private var watchers: [String: [Watcher]] = [:]
     /// The newest token already sent to watchers.
     private var delivered: Int64
@@ -30,8 +31,9 @@ actor LibraryChangeFeed {
         delivered = try database.read { db in try LibraryChangeLog.latestToken(in: db) }
     }
 
-    func start(deciding decide: @escaping Decide) {
+    func start(deciding decide: @escaping Decide, selections: SelectionTable) {
         self.decide = decide
+        self.selections = selections
     }
 
     /// Called after a write: delivery runs in the background, off the writer's path.
@@ -64,8 +66,14 @@ actor LibraryChangeFeed {
             delivered = last.token
             for (app, list) in watchers {
                 guard let decide, let first = list.first, let decision = try? await decide(app, first.request) else { continue }
+                // A limited app sees only its selection's changes: one lookup for the whole batch.
+                var selected: Set<String> = []
+                if decision.scope == .selection, let selections {
+                    guard let members = try? await selections.members(of: app, among: entries.compactMap(\.asset)) else { continue }
+                    selected = members
+                }
                 for entry in entries {
-                    guard let change = LibraryChangeLog.visible(entry, to: decision) else { continue }
+                    guard let change = LibraryChangeLog.visible(entry, to: decision, selected: selected) else { continue }
                     for watcher in list { watcher.responder.event(change) }
                 }
             }

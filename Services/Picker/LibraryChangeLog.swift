@@ -34,8 +34,9 @@ enum LibraryChangeLog {
     }
 
     /// The entry as the app with `decision` may see it, or nil: assets only when authorized or in the
-    /// app's selection, albums only with full access (limited apps do not see albums at all).
-    static func visible(_ entry: Entry, to decision: LibraryDecision) -> LibraryChange? {
+    /// app's selection (`selected`: the entries' assets that are in it), albums only with full access
+    /// (limited apps do not see albums at all).
+    static func visible(_ entry: Entry, to decision: LibraryDecision, selected: Set<String> = []) -> LibraryChange? {
         var change = LibraryChange(token: entry.token, at: entry.at)
         switch decision.scope {
         case .none:
@@ -43,7 +44,7 @@ enum LibraryChangeLog {
         case .all:
             break
         case .selection:
-            guard entry.kind != Kind.album.rawValue, let asset = entry.asset, decision.selection.contains(asset) else { return nil }
+            guard entry.kind != Kind.album.rawValue, let asset = entry.asset, selected.contains(asset) else { return nil }
         }
         switch Kind(rawValue: entry.kind) {
         case .inserted: change.inserted = entry.asset.map { [$0] } ?? []

@@ -10,7 +10,7 @@ extension PickerService {
         let app = try request.requireApp()
         let identifiers = try request.body(FetchAssetsRequest.self).localIdentifiers
         let decision = try await decide(.read, for: app, on: request, assetCount: identifiers.count)
-        let visible = Self.visible(identifiers, in: decision)
+        let visible = try await visible(identifiers, for: app, in: decision)
         let found = try await catalog.assets(visible)
         // In the order asked, as PHFetchResult keeps it; unknown or unseen identifiers are simply absent.
         let assets = visible.compactMap { found[$0]?.summary }
@@ -27,7 +27,7 @@ extension PickerService {
             auditReporter.record(app: app, operation: "query", outcome: "refused")
             responder.succeed(FetchAssetsResponse(assets: [], total: 0))
         case .selection, .all:
-            let (page, total, next) = try await catalog.assets(matching: query, within: decision.scope == .all ? nil : decision.selection)
+            let (page, total, next) = try await catalog.assets(matching: query, inSelectionOf: decision.scope == .all ? nil : app)
             auditReporter.record(app: app, operation: "query", assetCount: page.count, outcome: "delivered")
             responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total, next: next?.encoded))
         }
@@ -76,21 +76,28 @@ extension PickerService {
         responder.succeed(AlbumResponse(album: try await catalog.createAlbum(title: title)))
     }
 
+    /// lightbox-auth's decision for this app and action (cached while the picker follows auth), and
+    /// its line in the audit trail.
     func decide(_ action: LibraryAction, for app: String, on request: IncomingRequest, assetCount: Int? = nil) async throws -> LibraryDecision {
-        let question = LibraryDecisionRequest(app: app, connection: request.connectionID, action: action, assetCount: assetCount)
+        let decision: LibraryDecision
         do {
-            return try await authConnection().request(.decide, question, as: LibraryDecision.self)
+            decision = try await decisions.decision(action, for: app, connection: request.connectionID, auth: try authConnection())
         } catch let error as LightboxError where error.code == .timeout {
             throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
         }
+        auditReporter.record(app: app, operation: action.rawValue, assetCount: assetCount ?? 0,
+                             outcome: decision.allowed ? "allowed:\(decision.scope)" : "refused:\(decision.status)")
+        return decision
     }
 
     /// The identifiers a decision lets an app see, in the order asked.
-    static func visible(_ identifiers: [String], in decision: LibraryDecision) -> [String] {
+    func visible(_ identifiers: [String], for app: String, in decision: LibraryDecision) async throws -> [String] {
         switch decision.scope {
-        case .all: identifiers
-        case .selection: identifiers.filter(Set(decision.selection).contains)
-        case .none: []
+        case .all: return identifiers
+        case .none: return []
+        case .selection:
+            let members = try await decisions.selections.members(of: app, among: identifiers)
+            return identifiers.filter(members.contains)
         }
     }
 }

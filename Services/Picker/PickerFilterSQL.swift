@@ -23,8 +23,13 @@ extension PickerFilter {
     }
 
     /// `subtypes` holds names separated by commas ("animated,livePhoto"); pad it so a name only
-    /// matches whole.
-    private static func hasSubtype(_ subtype: MediaSubtype) -> SQLExpression {
-        SQL(sql: "(',' || subtypes || ',') LIKE ?", arguments: ["%,\(subtype.rawValue),%"]).sqlExpression
+    /// matches whole. The name is written into the SQL (it comes from the enum, never a client), so
+    /// the condition is the very expression of the subtype's partial index and SQLite uses it.
+    static func hasSubtype(_ subtype: MediaSubtype) -> SQLExpression {
+        SQL(sql: subtypeCondition(subtype)).sqlExpression
+    }
+
+    static func subtypeCondition(_ subtype: MediaSubtype) -> String {
+        "(',' || subtypes || ',') LIKE '%,\(subtype.rawValue),%'"
     }
 }

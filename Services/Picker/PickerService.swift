@@ -57,6 +57,8 @@ public final class PickerService: Service {
     /// Every read served, on its way to lightbox-auth's audit trail.
     let auditReporter: AuditReporter
     let changeFeed: LibraryChangeFeed
+    /// lightbox-auth's decisions, cached while followed, and the limited selections they refer to.
+    let decisions: LibraryDecisions
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
     private let authLink = Mutex<DealerConnection?>(nil)
     let keys: KeyDirectory
@@ -74,6 +76,8 @@ public final class PickerService: Service {
                           derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
+        decisions = LibraryDecisions(cache: DecisionCache(), selections: SelectionTable(database: database), launches: LaunchNotices(),
+                                     logger: logger)
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
                                       name: "lightbox-render")
@@ -104,8 +108,11 @@ public final class PickerService: Service {
         let auth = try DealerConnection(authConfiguration, logger: logger)
         authLink.withLock { $0 = auth }
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
-        await changeFeed.start { [self] app, request in try await decide(.read, for: app, on: request) }
+        await changeFeed.start(deciding: { [self] app, request in try await decide(.read, for: app, on: request) },
+                               selections: decisions.selections)
+        let follower = Task { [decisions] in await decisions.follow(auth: auth) }
         defer {
+            follower.cancel()
             auditReporter.flush()
             auth.close()
         }

@@ -293,25 +293,10 @@ public struct AuditResponse: Codable, Sendable {
 // MARK: The picker's side
 
 /// What the picker is about to do for an app; the auth service decides.
-public enum LibraryAction: String, Codable, Sendable {
+public enum LibraryAction: String, Codable, Sendable, CaseIterable {
     case read, add, listAlbums, createAlbum
     /// Deleting assets: everything when authorized, the selection when limited.
     case delete
-}
-
-/// `auth.decide` (services only).
-public struct LibraryDecisionRequest: Codable, Sendable {
-    public var app: String
-    /// The app's connection; a new one is a new launch (for the automatic limited-library prompt).
-    public var connection: String
-    public var action: LibraryAction
-    public var assetCount: Int?
-    public init(app: String, connection: String, action: LibraryAction, assetCount: Int? = nil) {
-        self.app = app
-        self.connection = connection
-        self.action = action
-        self.assetCount = assetCount
-    }
 }
 
 /// Which assets an app may see: all of them, its limited selection, or none.
@@ -319,19 +304,80 @@ public enum LibraryScope: String, Codable, Sendable {
     case all, selection, none
 }
 
+/// What lightbox-auth decided about one library action for one app. A `selection` scope means the
+/// app's limited selection, which travels separately (`AppDecisions.selection`), never per call.
 public struct LibraryDecision: Codable, Sendable, Hashable {
     public var allowed: Bool
     public var scope: LibraryScope
-    public var selection: [String]
     public var status: AuthorizationStatus
     /// Why not, for the app, when `allowed` is false.
     public var reason: String?
-    public init(allowed: Bool, scope: LibraryScope, selection: [String] = [], status: AuthorizationStatus, reason: String? = nil) {
+    public init(allowed: Bool, scope: LibraryScope, status: AuthorizationStatus, reason: String? = nil) {
         self.allowed = allowed
         self.scope = scope
-        self.selection = selection
         self.status = status
         self.reason = reason
+    }
+}
+
+/// `auth.decisions.get` (services only).
+public struct AppDecisionsRequest: Codable, Sendable {
+    public var app: String
+    public init(app: String) {
+        self.app = app
+    }
+}
+
+/// Everything the picker needs to apply an app's permissions without asking again: the decision
+/// for every library action, and the limited selection (empty unless limited). `version` orders
+/// answers and changes: a cache keeps an answer only if no newer change has been announced.
+public struct AppDecisions: Codable, Sendable, Hashable {
+    public var app: String
+    public var version: Int64
+    /// By `LibraryAction` raw value.
+    public var decisions: [String: LibraryDecision]
+    public var selection: [String]
+    public init(app: String, version: Int64, decisions: [String: LibraryDecision], selection: [String]) {
+        self.app = app
+        self.version = version
+        self.decisions = decisions
+        self.selection = selection
+    }
+
+    public func decision(_ action: LibraryAction) -> LibraryDecision? { decisions[action.rawValue] }
+}
+
+/// An event on `auth.decisions.follow`: the first names the follower and carries no apps; each
+/// later one names the apps whose decisions changed at `version`.
+public struct DecisionsChanged: Codable, Sendable, Hashable {
+    public var follower: String
+    public var version: Int64
+    public var apps: [String]
+    public init(follower: String, version: Int64, apps: [String]) {
+        self.follower = follower
+        self.version = version
+        self.apps = apps
+    }
+}
+
+/// `auth.decisions.applied` (services only): the follower has dropped everything up to `version`.
+public struct DecisionsApplied: Codable, Sendable, Hashable {
+    public var follower: String
+    public var version: Int64
+    public init(follower: String, version: Int64) {
+        self.follower = follower
+        self.version = version
+    }
+}
+
+/// `auth.launch` (services only): an app's connection touched the library for the first time.
+public struct AppLaunch: Codable, Sendable, Hashable {
+    public var app: String
+    /// The app's connection; a new one is a new launch.
+    public var connection: String
+    public init(app: String, connection: String) {
+        self.app = app
+        self.connection = connection
     }
 }
 

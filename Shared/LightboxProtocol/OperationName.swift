@@ -79,7 +79,14 @@ public struct OperationName: WireName {
 
     // Services, on the auth service.
     public static let identify = OperationName(rawValue: "auth.identify")
-    public static let decide = OperationName(rawValue: "auth.decide")
+    /// An app's decisions for every library action and its limited selection (the picker's cache fill).
+    public static let decisions = OperationName(rawValue: "auth.decisions.get")
+    /// A stream of `DecisionsChanged` events: which apps' decisions changed; the picker drops them from its cache.
+    public static let followDecisions = OperationName(rawValue: "auth.decisions.follow")
+    /// The picker has dropped what a `DecisionsChanged` named; the owner's change is acknowledged after this.
+    public static let decisionsApplied = OperationName(rawValue: "auth.decisions.applied")
+    /// An app's new connection touched the library (a launch); for the once-per-launch limited-library prompt.
+    public static let appLaunched = OperationName(rawValue: "auth.launch")
     public static let assetCreated = OperationName(rawValue: "auth.assetCreated")
     /// Asks the owner to confirm an app's deletion; answers once the owner has.
     public static let confirmDelete = OperationName(rawValue: "auth.confirmDelete")

@@ -115,7 +115,7 @@ public enum MediaType: String, Codable, Sendable, Hashable {
     case image, video
 }
 
-public enum MediaSubtype: String, Codable, Sendable, Hashable {
+public enum MediaSubtype: String, Codable, Sendable, Hashable, CaseIterable {
     case livePhoto, screenshot, panorama, burst, slomo, timelapse, animated
 }
 

@@ -28,7 +28,7 @@ public enum WireFuzzEntry {
         probe(PromptShown.self), probe(LimitedLibraryPickerResponse.self), probe(AuthorizationChange.self),
         probe(ChangesRequest.self), probe(PromptsRequest.self), probe(AnswerPromptRequest.self),
         probe(SetAccessRequest.self), probe(AuditRequest.self), probe(AccessDetailRequest.self),
-        probe(LibraryDecisionRequest.self), probe(AssetCreatedRequest.self), probe(FetchAssetsRequest.self),
+        probe(AppDecisionsRequest.self), probe(AssetCreatedRequest.self), probe(FetchAssetsRequest.self),
         probe(AssetQuery.self), probe(CreateAssetRequest.self), probe(CreateAssetResponse.self),
         probe(CreateAlbumRequest.self), probe(ImageRequest.self), probe(ImageResultInfo.self),
         probe(CancelImageRequest.self), probe(VideoRequest.self), probe(VideoResultInfo.self),
@@ -42,6 +42,7 @@ public enum WireFuzzEntry {
         probe(PickerFilter.self), probe(LightboxError.self),
         probe(LibraryChangesRequest.self), probe(AlbumMembershipRequest.self), probe(AlbumAssetsRequest.self),
         probe(DeleteAssetsRequest.self), probe(DeleteConfirmationRequest.self), probe(AuditRecordRequest.self),
+        probe(AppDecisions.self), probe(DecisionsChanged.self), probe(DecisionsApplied.self), probe(AppLaunch.self),
     ]
 
     static func probe<Body: Codable & Sendable>(_ type: Body.Type) -> @Sendable (Data) -> Void {

@@ -34,6 +34,7 @@ public final class DealerConnection: Sendable {
         self.core = core
         try IOThread.start(name: "lightbox-dealer") { ready in
             let socket: Socket
+            let monitor: Socket
             do {
                 socket = try Socket(type: ZMQ_DEALER)
                 try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
@@ -42,18 +43,33 @@ public final class DealerConnection: Sendable {
                 try socket.setHeartbeats(interval: configuration.heartbeatInterval, timeout: configuration.heartbeatTimeout,
                                          timeToLive: configuration.heartbeatTimeout)
                 try socket.makeCurveClient(configuration.keyPair, serverKey: configuration.serverKey)
+                // Lost connections are counted (a service that restarted has forgotten its streams).
+                let monitorEndpoint = "inproc://lightbox-dealer-monitor-\(UUID().uuidString)"
+                guard zmq_socket_monitor(socket.handle, monitorEndpoint, ZMQ_EVENT_DISCONNECTED) == 0 else {
+                    throw TransportError.zmq("zmq_socket_monitor")
+                }
+                monitor = try Socket(type: ZMQ_PAIR)
+                try monitor.connect(monitorEndpoint)
                 try socket.connect(configuration.endpoint)
             } catch {
                 ready(error)
                 return
             }
             ready(nil)
-            core.run(socket: socket, logger: logger)
+            core.run(socket: socket, monitor: monitor, logger: logger)
+            // Monitoring stops before either socket closes: libzmq sends events with a blocking
+            // send, and one sent to a monitor nobody reads any more would stall the context's I/O thread.
+            zmq_socket_monitor(socket.handle, nil, 0)
             socket.close()
+            monitor.close()
         }
     }
 
     deinit { core.stop() }
+
+    /// How many times the connection to the service was lost so far. A change means the service may
+    /// have restarted: whatever it was streaming to this connection (watches, follows) is gone.
+    public var disconnections: Int { core.disconnections.load(ordering: .relaxed) }
 
     /// Closes the socket; requests still waiting end with `cancelled`.
     public func close() { core.stop() }
@@ -113,6 +129,7 @@ private final class ConnectionCore: Sendable {
     private let outbox = Mutex<[[Data]]>([])
     private let pending = Mutex<[String: Pending]>([:])
     private let stopped = Flag()
+    let disconnections = Atomic<Int>(0)
 
     init(endpoint: String) {
         self.endpoint = endpoint
@@ -138,7 +155,7 @@ private final class ConnectionCore: Sendable {
         wakeup.signal()
     }
 
-    func run(socket: Socket, logger: Logger) {
+    func run(socket: Socket, monitor: Socket, logger: Logger) {
         var unsent: [[Data]] = []
         while !stopped.isSet {
             unsent += outbox.withLock { outbox in
@@ -150,9 +167,12 @@ private final class ConnectionCore: Sendable {
                 var items = [
                     zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN | (unsent.isEmpty ? 0 : ZMQ_POLLOUT)),
                     .fd(wakeup.readFD),
+                    .socket(monitor, events: ZMQ_POLLIN),
                 ]
                 try poll(&items, timeoutMilliseconds: millisecondsUntilNextDeadline())
                 if items[1].isReadable { wakeup.drain() }
+                // Each monitor event is two frames (event and value, endpoint); only disconnects are asked for.
+                while try monitor.receive() != nil { disconnections.add(1, ordering: .relaxed) }
                 while let message = try socket.receive() { deliver(message, logger: logger) }
             } catch {
                 logger.error("connection error", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])

@@ -9,14 +9,7 @@ import Testing
 @Suite(.serialized) struct AuditTrailTests {
     /// The trail of one app for one operation, waiting for the picker's batch to arrive at auth.
     func entries(_ settings: OwnerSettings, app: String, operation: String, atLeast count: Int) async throws -> [AuditEntry] {
-        var found: [AuditEntry] = []
-        for _ in 0..<50 {
-            found = try await settings.audit(AuditRequest(app: app, operation: operation)).entries
-            if found.count >= count { return found }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        Issue.record("only \(found.count) \(operation) entries of \(app) reached the audit trail, expected \(count): \(found)")
-        return found
+        try await settings.audit(app: app, operation: operation, atLeast: count)
     }
 
     @Test func everyKindOfReadIsAudited() async throws {

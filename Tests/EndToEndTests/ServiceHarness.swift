@@ -268,3 +268,18 @@ func errorCode<T>(_ operation: () async throws -> T) async -> ErrorCode? {
         return ErrorCode(rawValue: "unexpected: \(error)")
     }
 }
+
+extension OwnerSettings {
+    /// The app's audit entries for `operation`, once at least `count` have arrived: reads reach the
+    /// trail in batches, a moment after they were served.
+    func audit(app: String, operation: String, atLeast count: Int) async throws -> [AuditEntry] {
+        var found: [AuditEntry] = []
+        for _ in 0..<50 {
+            found = try await audit(AuditRequest(app: app, operation: operation)).entries
+            if found.count >= count { return found }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("only \(found.count) \(operation) entries of \(app) reached the audit trail, expected \(count): \(found)")
+        return found
+    }
+}

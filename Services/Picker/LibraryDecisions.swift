@@ -1,0 +1,80 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+import Synchronization
+
+/// How the picker learns what lightbox-auth decided for an app: from its cache while it follows
+/// auth's change announcements, otherwise by asking (`auth.decisions.get`, which also brings the
+/// limited selection into the SelectionTable). The picker applies decisions; it makes none.
+struct LibraryDecisions: Sendable {
+    let cache: DecisionCache
+    let selections: SelectionTable
+    /// App connections already reported to auth as launches (`auth.launch`).
+    let launches: LaunchNotices
+    let logger: Logger
+
+    /// How long the follow stream may be silent: auth sends a keep-alive every second, so a longer
+    /// silence means auth is gone and the stream is started again. (A restart is noticed at once:
+    /// the connection's disconnection count changes, and the cache is not used from then on.)
+    static let followSilence: Duration = .seconds(3)
+
+    func decision(_ action: LibraryAction, for app: String, connection: String, auth: DealerConnection) async throws -> LibraryDecision {
+        if launches.isFirst(app: app, connection: connection) {
+            // The app does not wait for this: auth decides on its own whether to prompt the owner.
+            auth.post(.appLaunched, AppLaunch(app: app, connection: connection))
+        }
+        if let cached = cache.decision(action, for: app, connection: auth.disconnections) { return cached }
+        let answer = try await auth.request(.decisions, AppDecisionsRequest(app: app), as: AppDecisions.self)
+        // The selection first, then the cache: a cached `selection` scope always finds its rows.
+        if try await selections.replace(app: app, with: answer.selection, version: answer.version) {
+            cache.store(answer)
+        }
+        guard let decision = answer.decision(action) else {
+            throw LightboxError(.internal, "lightbox-auth sent no decision for \(action.rawValue); is it the same version as the picker?")
+        }
+        return decision
+    }
+
+    /// Follows auth's announcements until cancelled, starting again whenever the stream ends.
+    func follow(auth: DealerConnection) async {
+        while !Task.isCancelled {
+            var follower: String?
+            // Counted before the request goes out: a drop after this disables the cache.
+            let connection = auth.disconnections
+            do {
+                for try await reply in auth.send(.followDecisions, Empty(), timeout: Self.followSilence) where reply.status == .event {
+                    let changed = try reply.body(DecisionsChanged.self)
+                    guard follower != nil else {
+                        follower = changed.follower
+                        cache.startFollowing(at: changed.version, connection: connection)
+                        logger.info("following lightbox-auth's decisions", metadata: ["follower": "\(changed.follower)"])
+                        continue
+                    }
+                    cache.drop(changed.apps, at: changed.version)
+                    // Confirmed once dropped: auth answers the owner's change only after this.
+                    _ = try? await auth.request(.decisionsApplied, DecisionsApplied(follower: changed.follower, version: changed.version),
+                                                as: Empty.self)
+                }
+            } catch {
+                if follower != nil { logger.notice("stopped following lightbox-auth's decisions", metadata: ["error": "\(error)"]) }
+            }
+            cache.stopFollowing()
+            try? await Task.sleep(for: .milliseconds(300))
+        }
+    }
+}
+
+/// Which app connections the picker has told auth about. A new connection is a new launch; the set
+/// is bounded (cleared when full: a repeated notice costs auth a set lookup, nothing more).
+final class LaunchNotices: Sendable {
+    private let seen = Mutex<Set<String>>([])
+    static let capacity = 65_536
+
+    func isFirst(app: String, connection: String) -> Bool {
+        seen.withLock { seen in
+            if seen.count >= Self.capacity { seen.removeAll() }
+            return seen.insert(app + "\u{0}" + connection).inserted
+        }
+    }
+}
