@@ -82,7 +82,9 @@ public final class PickerService: Service {
     }
 
     var importer: LibraryImporter {
-        LibraryImporter(catalog: catalog, logger: logger) { [self] record in _ = try await posterOrThumbnail(of: record, side: 256) }
+        LibraryImporter(catalog: catalog, logger: logger, pool: renderPool) { [self] record in
+            try await posterOrThumbnail(of: record, side: 256) { _ in }
+        }
     }
 
     func authConnection() throws(LightboxError) -> DealerConnection {
