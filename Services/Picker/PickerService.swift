@@ -78,7 +78,7 @@ public final class PickerService: Service {
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
                                       name: "lightbox-render")
         derivatives = DerivativeCache(folder: catalog.derived, quota: configuration.derivedQuota, pool: renderPool)
-        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
+        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
     }
 
     var importer: LibraryImporter {
