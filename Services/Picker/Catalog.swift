@@ -30,6 +30,11 @@ struct Catalog: Sendable {
         try await database.read { db in try AssetRecord.fetchOne(db, key: identifier) }
     }
 
+    /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job).
+    func containsAsset(_ identifier: String) throws -> Bool {
+        try database.read { db in try AssetRecord.exists(db, key: identifier) }
+    }
+
     /// Inserts the records in one transaction, in order; returns the identifiers that were new
     /// (of several records with one identifier, or one the catalog has, only a first new one is).
     @discardableResult

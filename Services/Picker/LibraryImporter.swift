@@ -25,8 +25,14 @@ struct LibraryImporter: Sendable {
     /// Records inserted per transaction.
     static let batchSize = 500
 
-    /// Files imported at once: one per core, no more than the pool has threads.
-    var width: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, pool.threadCount)) }
+    /// Pool threads the import keeps busy: one per core, no more than the pool has.
+    var cores: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, pool.threadCount)) }
+    /// Files in flight at once: two per busy thread, so that while one file waits between its steps
+    /// (the catalog, the derivative cache) the other keeps the thread busy. The CPU work itself never
+    /// runs on more than `cores` threads: it runs on the pool.
+    var width: Int { 2 * cores }
+    /// Files whose headers one pool job reads.
+    static let headerChunk = 64
 
     /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
     static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
@@ -48,10 +54,11 @@ struct LibraryImporter: Sendable {
         let files = mediaCandidates(in: folder)
         // Each file's headers are read once: for pairing Live Photos here, and for its import below.
         var headers = [MediaMetadata?](repeating: nil, count: files.count)
-        try await Self.forEach(files.count, width: width) { [self] index in
-            try await onPool { try? MetadataReader.read(fileAt: files[index]) }
-        } collect: { index, metadata in
-            headers[index] = metadata
+        let chunks = stride(from: 0, to: files.count, by: Self.headerChunk).map { $0..<min($0 + Self.headerChunk, files.count) }
+        try await Self.forEach(chunks.count, width: cores) { [self] chunk in
+            try await onPool { chunks[chunk].map { try? MetadataReader.read(fileAt: files[$0]) } }
+        } collect: { chunk, metadata in
+            headers.replaceSubrange(chunks[chunk], with: metadata)
         }
         let candidates = files.indices.compactMap { index in
             headers[index].map { LivePhotoPairing.Candidate(url: files[index], metadata: $0) }
@@ -199,20 +206,35 @@ struct LibraryImporter: Sendable {
     /// copy stored, the image proven to decode, the Live Photo's movie stored beside it.
     func prepare(_ file: URL, fileName: String? = nil, metadata known: MediaMetadata? = nil,
                  pairedMovie: (url: URL, metadata: MediaMetadata?)? = nil) async throws -> Prepared {
-        let staging = catalog.originals
-        let ingested = try await onPool { try IngestedFile.read(file, staging: staging) }
-        defer { ingested.discard() }
-        let metadata = if let known { known } else { try await onPool { try MetadataReader.read(fileAt: file) } }
-        let identifier = AssetIdentifier.make(contentHash: ingested.hash)
-        if try await catalog.asset(identifier) != nil { return .unchanged(identifier) }
-        let storedPath = "\(ingested.hash.prefix(2))/\(ingested.hash).\(metadata.type.preferredFilenameExtension ?? "bin")"
-        let destination = catalog.originals.appendingPathComponent(storedPath)
-        try await onPool { try ingested.store(at: destination) }
-        var record = self.record(metadata: metadata, hash: ingested.hash, identifier: identifier, storedPath: storedPath,
-                                 fileName: fileName ?? file.lastPathComponent, size: ingested.size, modified: ingested.modified)
+        let catalog = self.catalog
+        // One pool job: read (and hash), look the content up, store the copy.
+        let (read, metadata, isKnown) = try await onPool { () -> (Read, MediaMetadata, Bool) in
+            let ingested = try IngestedFile.read(file, staging: catalog.originals)
+            defer { ingested.discard() }
+            let metadata = try known ?? MetadataReader.read(fileAt: file)
+            let isKnown = try catalog.containsAsset(AssetIdentifier.make(contentHash: ingested.hash))
+            if !isKnown { try ingested.store(at: catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))) }
+            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown)
+        }
+        let identifier = AssetIdentifier.make(contentHash: read.hash)
+        if isKnown { return .unchanged(identifier) }
+        var record = self.record(metadata: metadata, hash: read.hash, identifier: identifier, storedPath: Self.storedPath(read.hash, metadata),
+                                 fileName: fileName ?? file.lastPathComponent, size: read.size, modified: read.modified)
         try await decodes(record)
         if let pairedMovie { try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata) }
         return .new(record)
+    }
+
+    /// What a read of a file found, without its bytes.
+    struct Read: Sendable {
+        var hash: String
+        var size: Int64
+        var modified: Date
+    }
+
+    /// Where an imported original is kept, relative to the originals folder: by its content.
+    static func storedPath(_ hash: String, _ metadata: MediaMetadata, fallbackExtension: String = "bin") -> String {
+        "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? fallbackExtension)"
     }
 
     /// A new asset made by an app from `file` (which is moved into the library): always a new
@@ -263,16 +285,18 @@ struct LibraryImporter: Sendable {
     /// Makes `record` a Live Photo with `movie` as its paired resource, stored content-addressed
     /// beside the originals; `metadata` is the movie's, when the caller has read it already.
     func pair(_ record: inout AssetRecord, with movie: URL, metadata known: MediaMetadata? = nil) async throws {
-        let staging = catalog.originals
-        let ingested = try await onPool { try IngestedFile.read(movie, staging: staging) }
-        defer { ingested.discard() }
-        let metadata = if let known { known } else { try await onPool { try MetadataReader.read(fileAt: movie) } }
-        let storedPath = "\(ingested.hash.prefix(2))/\(ingested.hash).\(metadata.type.preferredFilenameExtension ?? "mov")"
-        let destination = catalog.originals.appendingPathComponent(storedPath)
-        try await onPool { try ingested.store(at: destination) }
+        let originals = catalog.originals
+        let (hash, storedPath, type) = try await onPool { () -> (String, String, UTType) in
+            let ingested = try IngestedFile.read(movie, staging: originals)
+            defer { ingested.discard() }
+            let metadata = try known ?? MetadataReader.read(fileAt: movie)
+            let storedPath = Self.storedPath(ingested.hash, metadata, fallbackExtension: "mov")
+            try ingested.store(at: originals.appendingPathComponent(storedPath))
+            return (ingested.hash, storedPath, metadata.type)
+        }
         record.pairedPath = storedPath
-        record.pairedHash = ingested.hash
-        record.pairedType = metadata.type
+        record.pairedHash = hash
+        record.pairedType = type
         record.subtypes = Set(record.subtypes.split(separator: ",").map(String.init) + [MediaSubtype.livePhoto.rawValue])
             .sorted().joined(separator: ",")
     }
