@@ -29,7 +29,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
     @Option(help: "Clients of the concurrent runs (a single client always runs too).") var concurrency = 8
     @Option(help: "The library to import.") var library = "Samples/library"
     @Option(help: "Full-size renderings running at once while service.ping is timed under load.") var renders = 8
-    @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 3.0
+    @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 10.0
 
     /// One operation as the bench calls it: on one client's connections, once.
     struct Operation: Sendable {
