@@ -103,7 +103,8 @@ struct LibraryImporter: Sendable {
         for outcome in outcomes {
             switch outcome {
             case .prepared(.new(let record)):
-                // Only the first of several files with the same bytes is new; so is one another import inserted first.
+                // Of several files with the same bytes only the first is new; a record another import
+                // inserted first is unchanged.
                 if inserted.remove(record.identifier) != nil {
                     summary.imported.append(record.identifier)
                 } else {

@@ -50,7 +50,8 @@ public final class PickerService: Service {
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
     let derivatives: DerivativeCache
-    /// Where decoding, rendering and transcoding run, at most `renderThreads` at once.
+    /// Where the picker's blocking work runs, at most `renderThreads` jobs at once: decoding and
+    /// rendering, reading, hashing and copying at import, stripping, movie headers, cloud-tier reads.
     let renderPool: BlockingWorkPool
     let cloud: CloudTier
     let imageRequests = ImageRequestRegistry()
