@@ -48,7 +48,22 @@ final class BlockingWorkPool: BlockingRunner {
     func run<Result: Sendable>(_ job: @escaping @Sendable () throws -> Result) async throws -> Result {
         try admit()
         defer { release() }
-        return try await pool.runIfActive(job)
+        return try await pool.runIfActive {
+            Self.yieldToRequests()
+            return try job()
+        }
+    }
+
+    /// The niceness of the pool's threads: when the cores are busy rendering, the threads that
+    /// answer requests (Swift's cooperative threads, the transport's) run first, so another app's
+    /// small request is not queued behind renderings for the CPU. libvips' worker threads, made by
+    /// these threads, inherit it.
+    static let niceness: Int32 = 10
+
+    /// Lowers the calling thread's priority to `niceness`: on Linux the nice value is per thread,
+    /// and `who` 0 is the calling thread. A system call that cheap is made per job.
+    private static func yieldToRequests() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
     }
 
     /// Refuses new jobs; the jobs already accepted (running or waiting) still run, and the threads

@@ -140,11 +140,15 @@ final class Counter: @unchecked Sendable {
         #expect(try await waiting == 2)
     }
 
-    @Test func aJobOnThePoolDoesNotRunOnACooperativeThread() async throws {
+    @Test func aJobRunsOnAPoolThreadBehindRequests() async throws {
         let pool = BlockingWorkPool(threadCount: 1, maximumWaiting: 0, name: "test-name")
         defer { pool.stop() }
-        let name = try await pool.run { (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "" }
+        let (name, niceness) = try await pool.run {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "",
+             getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        }
         #expect(name.hasPrefix("test-name-"))
+        #expect(niceness == BlockingWorkPool.niceness, "requests' threads go first")
     }
 }
 
