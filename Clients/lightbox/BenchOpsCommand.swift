@@ -3,6 +3,8 @@ import Foundation
 import LightboxClient
 import LightboxProtocol
 import LightboxTransport
+import Media
+import Synchronization
 
 /// `lightbox bench ops`: the latency and throughput of the control plane's everyday operations,
 /// each beside a bare CURVE echo measured in the same rounds.
@@ -16,13 +18,18 @@ struct BenchOpsCommand: AsyncParsableCommand {
         rounds, times service.ping, auth.status, library.fetchAssets (one identifier), library.query, \
         provider.describe, a cached image.request thumbnail and the owner's paged listing, each with 1 \
         and with --concurrency clients, and a bare CURVE echo with the same number of clients. Prints \
-        the median over rounds of each p50, p99 and requests/s, and each p50's ratio to the echo's.
+        the median over rounds of each p50, p99 and requests/s, and each p50's ratio to the echo's. \
+        Last, service.ping from one client for --load-seconds alone, then again while another app keeps \
+        --renders full-size image.request renderings of a large photo running (each at a size of its own, \
+        so none comes from the cache): the p50 and p99 of both.
         """)
 
     @Option(help: "Rounds; each runs every operation and the echo once.") var rounds = 5
     @Option(help: "Requests per client per operation per round.") var requests = 200
     @Option(help: "Clients of the concurrent runs (a single client always runs too).") var concurrency = 8
     @Option(help: "The library to import.") var library = "Samples/library"
+    @Option(help: "Full-size renderings running at once while service.ping is timed under load.") var renders = 8
+    @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 10.0
 
     /// One operation as the bench calls it: on one client's connections, once.
     struct Operation: Sendable {
@@ -50,8 +57,10 @@ struct BenchOpsCommand: AsyncParsableCommand {
         defer { try? FileManager.default.removeItem(at: work) }
         let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
                                          pickerEndpoint: "ipc://\(work.path)/picker.sock")
+        let large = try Self.writeLargePhoto(in: work.appendingPathComponent("large"))
         let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
-                                             importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path], logLevel: "warning")
+                                             importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path, large.path],
+                                             logLevel: "warning")
         defer { processes.stop() }
 
         note("setting up: an app with full access, one picked photo")
@@ -146,9 +155,91 @@ struct BenchOpsCommand: AsyncParsableCommand {
                       + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50))
             }
         }
+
+        note("timing service.ping alone and beside \(renders) full-size renderings")
+        let photo = try await owner.assetPage(limit: ListAssetsRequest.maximumLimit).assets.first { $0.pixelWidth == Self.largeSize.width }
+        guard let photo else { throw ValidationError("the large photo was not imported") }
+        let loadKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("benchload"))
+        try await AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
+            .register(AppManifest(id: "benchload", name: "Benchmark load", publicKey: loadKey.publicKey, usageReadWrite: "To load"))
+        try await OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey)).setAccess(SetAccessRequest(app: "benchload", readWrite: .full))
+        var loaders: [DealerConnection] = []
+        for _ in 0..<renders { loaders.append(try await directory.connectToPicker(as: loadKey, timeout: .seconds(60))) }
+        let pinger = clients[1]![0]
+        let ping = operations[0]
+        let alone = try await Self.pings(ping, on: pinger, for: .seconds(loadSeconds))
+        let (loaded, rendered) = try await Self.pingsBesideRenders(ping, on: pinger, renders: loaders, of: photo.identifier,
+                                                                   for: .seconds(loadSeconds))
+        print(String(format: "service.ping, 1 client, alone: p50 %.0f µs, p99 %.0f µs; beside %d full-size renderings (%d×%d, another app, %d done): p50 %.0f µs, p99 %.0f µs",
+                     alone.p50.microseconds, alone.p99.microseconds, renders, Self.largeSize.width, Self.largeSize.height, rendered,
+                     loaded.p50.microseconds, loaded.p99.microseconds))
         for connection in clients.values.flatMap({ $0 }) {
             connection.auth.close()
             connection.picker.close()
+        }
+        for loader in loaders { loader.close() }
+    }
+
+    static let largeSize = (width: 4000, height: 3000)
+
+    /// A 12-megapixel JPEG (a camera's size) in `folder`, dated long ago so that it sorts last in the library.
+    static func writeLargePhoto(in folder: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let png = folder.deletingLastPathComponent().appendingPathComponent("large.png")
+        try TinyPNG.make(width: largeSize.width, height: largeSize.height) { row, column in
+            let noise = UInt8(truncatingIfNeeded: (row &* 7919 ^ column &* 104_729) >> 3)
+            return (UInt8(truncatingIfNeeded: row / 12) &+ noise, UInt8(truncatingIfNeeded: column / 16), noise)
+        }.write(to: png)
+        defer { try? FileManager.default.removeItem(at: png) }
+        let jpeg = folder.appendingPathComponent("large.jpg")
+        try ImageRenderer.compatibleJPEG(of: png, to: jpeg)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 978_307_200)], ofItemAtPath: jpeg.path)
+        return folder
+    }
+
+    /// `operation` one call after another on one client for `duration`.
+    static func pings(_ operation: Operation, on client: Clients, for duration: Duration) async throws -> Sample {
+        let start = ContinuousClock.now
+        var times: [Duration] = []
+        while ContinuousClock.now - start < duration {
+            let begin = ContinuousClock.now
+            try await operation.call(client)
+            times.append(ContinuousClock.now - begin)
+        }
+        return sample(times, wall: ContinuousClock.now - start)
+    }
+
+    /// `pings` while each of `renders` keeps one full-size rendering of `asset` running, each at a
+    /// size not asked before (so the picker renders every one); also how many renderings finished.
+    static func pingsBesideRenders(_ operation: Operation, on client: Clients, renders: [DealerConnection], of asset: String,
+                                   for duration: Duration) async throws -> (Sample, Int) {
+        final class Load: Sendable {
+            let stop = Mutex(false)
+            let finished = Mutex(0)
+        }
+        let load = Load()
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, connection) in renders.enumerated() {
+                group.addTask {
+                    var step = 0
+                    while !load.stop.withLock({ $0 }) {
+                        // One pixel narrower each time: a new size, rendered anew, about the original's.
+                        let width = largeSize.width - index - renders.count * step
+                        let request = ImageRequest(asset: asset, targetWidth: width, targetHeight: largeSize.height, contentMode: .fit,
+                                                   deliveryMode: .highQualityFormat)
+                        for try await reply in connection.send(.requestImage, request) where reply.status == .ok { break }
+                        load.finished.withLock { $0 += 1 }
+                        step += 1
+                    }
+                }
+            }
+            // Let every rendering start before timing.
+            try await Task.sleep(for: .milliseconds(500))
+            let sample = try await pings(operation, on: client, for: duration)
+            let done = load.finished.withLock { $0 }
+            load.stop.withLock { $0 = true }
+            try await group.waitForAll()
+            return (sample, done)
         }
     }
 

@@ -1,30 +1,44 @@
 import Foundation
 
 /// Small distinct PNG files for `bench scale`: an 8 × 8 RGB image whose pixels spell out a number,
-/// stored with an uncompressed deflate block (no zlib needed; every decoder reads it).
+/// stored with uncompressed deflate blocks (no zlib needed; every decoder reads it). `bench ops`
+/// makes a large one the same way.
 enum TinyPNG {
     static let side = 8
 
     static func make(number: Int) -> Data {
-        var raw = Data()
-        for row in 0..<side {
+        make(width: side, height: side) { row, column in
+            let value = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(row * side + column) &* 0xBF58_476D_1CE4_E5B9
+            return (UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 32), UInt8(truncatingIfNeeded: value >> 48))
+        }
+    }
+
+    /// An 8-bit RGB PNG of `width` × `height` whose pixels `pixel(row, column)` gives.
+    static func make(width: Int, height: Int, pixel: (Int, Int) -> (UInt8, UInt8, UInt8)) -> Data {
+        var raw = Data(capacity: height * (1 + 3 * width))
+        for row in 0..<height {
             raw.append(0)  // filter: none
-            for column in 0..<side {
-                let value = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(row * side + column) &* 0xBF58_476D_1CE4_E5B9
-                raw.append(contentsOf: [UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 32),
-                                        UInt8(truncatingIfNeeded: value >> 48)])
+            for column in 0..<width {
+                let (red, green, blue) = pixel(row, column)
+                raw.append(contentsOf: [red, green, blue])
             }
         }
-        var zlib = Data([0x78, 0x01, 0x01])
-        let length = UInt16(raw.count)
-        zlib.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)])
-        zlib.append(raw)
+        var zlib = Data([0x78, 0x01])
+        var start = raw.startIndex
+        repeat {
+            let end = min(start + 65_535, raw.endIndex)
+            let length = UInt16(end - start)
+            zlib.append(end == raw.endIndex ? 1 : 0)  // stored block, the last one flagged
+            zlib.append(contentsOf: [UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)])
+            zlib.append(raw[start..<end])
+            start = end
+        } while start < raw.endIndex
         zlib.append(bigEndian: adler32(raw))
 
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = Data()
-        header.append(bigEndian: UInt32(side))
-        header.append(bigEndian: UInt32(side))
+        header.append(bigEndian: UInt32(width))
+        header.append(bigEndian: UInt32(height))
         header.append(contentsOf: [8, 2, 0, 0, 0])  // 8-bit RGB, deflate, no filter method, no interlace
         png.appendChunk("IHDR", header)
         png.appendChunk("IDAT", zlib)

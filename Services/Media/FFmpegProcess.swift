@@ -50,14 +50,11 @@ public enum FFmpegProcess {
             throw MediaError(.toolMissing, "prlimit (util-linux) is not installed on this machine; Lightbox runs \(tool) only under a memory limit")
         }
         let command = [limiter, "--as=\(budget.addressSpace)", "--", executable] + arguments
-        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MediaError>, Never>) in
-            // Blocking reads and waits belong on a thread of their own, not on Swift's few
-            // cooperative threads.
-            let thread = Thread {
-                continuation.resume(returning: Self.runBlocking(command, tool: tool, budget: budget, onLine: onLine))
-            }
-            thread.name = "lightbox-\(tool)"
-            thread.start()
+        // Blocking reads and the wait for the child belong on a thread of their own, not on Swift's
+        // few cooperative threads, nor on a pool thread that renders would wait for meanwhile (a
+        // transcode may take minutes; `TranscodeSlots` bounds how many run).
+        let outcome = try await DedicatedThread(name: "lightbox-\(tool)").run {
+            Self.runBlocking(command, tool: tool, budget: budget, onLine: onLine)
         }
         try outcome.get()
     }

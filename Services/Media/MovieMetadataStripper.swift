@@ -16,18 +16,21 @@ import LightboxProtocol
 /// The copy is read back before it is accepted: the same container, codec, frame size, rotation
 /// and duration, and no location (nor make, model or date for `.all`).
 public enum MovieMetadataStripper {
-    /// Throws only `MediaError`.
-    public static func strip(_ what: MetadataStripping, from url: URL, to destination: URL) async throws {
+    /// The headers are read (before and after) and a plain copy made on `blocking`. Throws only `MediaError`.
+    public static func strip(_ what: MetadataStripping, from url: URL, to destination: URL,
+                             blocking: any BlockingRunner = DedicatedThread()) async throws {
         let name = url.lastPathComponent
-        let original = try MetadataReader.read(fileAt: url)
+        let original = try await blocking.run { try MetadataReader.read(fileAt: url) }
         guard original.mediaType == .video else {
             throw MediaError(.unsupportedFormat, "\(name) is not a movie")
         }
         guard what != .none else {
-            do {
-                try FileManager.default.copyItem(at: url, to: destination)
-            } catch {
-                throw MediaError(.unwritable, "Cannot write \(destination.lastPathComponent): \(error.localizedDescription)")
+            try await blocking.run {
+                do {
+                    try FileManager.default.copyItem(at: url, to: destination)
+                } catch {
+                    throw MediaError(.unwritable, "Cannot write \(destination.lastPathComponent): \(error.localizedDescription)")
+                }
             }
             return
         }
@@ -45,11 +48,13 @@ public enum MovieMetadataStripper {
         }
         arguments += ["-f", original.type == .quickTimeMovie ? "mov" : "mp4", "-y", destination.path]
         try await FFmpegProcess.run(arguments, budget: .forMovie(lasting: original.duration))
-        do throws(MediaError) {
-            try verify(destination, against: original, what, name: name)
-        } catch {
-            try? FileManager.default.removeItem(at: destination)
-            throw error
+        try await blocking.run {
+            do throws(MediaError) {
+                try verify(destination, against: original, what, name: name)
+            } catch {
+                try? FileManager.default.removeItem(at: destination)
+                throw error
+            }
         }
     }
 

@@ -53,13 +53,14 @@ public enum VideoDerivative: String, Sendable, CaseIterable {
 public enum VideoTranscoder {
     /// Transcodes `source` into `destination` (written whole or not at all by the caller's cache),
     /// at most `TranscodeSlots.shared.limit` at once. `progress` gets the seconds encoded so far and
-    /// the movie's duration. Throws only `MediaError`.
+    /// the movie's duration. The headers are read (before and after) on `blocking`. Throws only `MediaError`.
     public static func transcode(
         _ source: URL, to destination: URL, as derivative: VideoDerivative, slots: TranscodeSlots = .shared,
-        budget: FFmpegProcess.Budget? = nil, progress: @escaping @Sendable (_ encoded: Double, _ duration: Double) -> Void = { _, _ in }
+        budget: FFmpegProcess.Budget? = nil, blocking: any BlockingRunner = DedicatedThread(),
+        progress: @escaping @Sendable (_ encoded: Double, _ duration: Double) -> Void = { _, _ in }
     ) async throws {
         let name = source.lastPathComponent
-        let original = try MetadataReader.read(fileAt: source)
+        let original = try await blocking.run { try MetadataReader.read(fileAt: source) }
         guard original.mediaType == .video else {
             throw MediaError(.unsupportedFormat, "\(name) is not a movie")
         }
@@ -85,7 +86,7 @@ public enum VideoTranscoder {
         }
         // ffmpeg's last report is the last frame's time, a little short of the duration.
         progress(duration, duration)
-        try verify(destination, derivative, against: original, name: name)
+        try await blocking.run { try verify(destination, derivative, against: original, name: name) }
     }
 
     /// Scales the upright frame so that its shorter side is at most `bound` (never up), keeping the

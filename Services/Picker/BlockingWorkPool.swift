@@ -1,37 +1,44 @@
 import Foundation
 import LightboxProtocol
+import Media
+import NIOPosix
+import Synchronization
 
-/// A fixed number of threads for blocking work (libvips decoding and encoding, metadata
-/// rewriting), so at most `threadCount` such jobs run at once and none of them blocks one of
-/// Swift concurrency's cooperative threads, which the service needs to keep answering requests.
+/// A fixed number of threads for blocking work (decoding, rendering, hashing, copying, metadata
+/// rewriting, waiting for ffmpeg), so at most `threadCount` such jobs run at once and none of them
+/// blocks one of Swift concurrency's cooperative threads, which the service needs to keep
+/// answering requests.
 ///
-/// A small pool of our own rather than swift-nio's NIOThreadPool: it needs only a queue and a few
-/// threads, and the picker would otherwise build and link all of swift-nio for those 80 lines.
-/// Jobs wait in order; when every thread is busy and `maximumWaiting` jobs are already waiting,
-/// a new one is refused with `busy` instead of queueing without bound.
-final class BlockingWorkPool: @unchecked Sendable {
+/// The threads and their queue are swift-nio's `NIOThreadPool`; this type adds the bound: when
+/// every thread is busy and `maximumWaiting` jobs are already waiting, a new one is refused at once
+/// with `busy` instead of queueing without bound. A job whose task is cancelled while it waits is
+/// dropped (`CancellationError`) without running.
+final class BlockingWorkPool: BlockingRunner {
     let threadCount: Int
     let maximumWaiting: Int
-    // `condition` guards `waiting`, `active` and `isStopped`.
-    private let condition = NSCondition()
-    private var waiting: [@Sendable () -> Void] = []
-    /// Jobs running now.
-    private var active = 0
-    private var isStopped = false
+    private let pool: NIOThreadPool
+    private let state = Mutex(State())
 
-    /// `threadCount` threads (at least 1) named `name-1`…; `maximumWaiting` jobs may queue behind them.
+    private struct State {
+        /// Jobs accepted and not yet finished: running or waiting.
+        var admitted = 0
+        var isStopped = false
+        var isShutDown = false
+
+        /// Whether the pool should shut down now (stopped and idle); true once only.
+        mutating func takeShutDown() -> Bool {
+            guard isStopped, admitted == 0, !isShutDown else { return false }
+            isShutDown = true
+            return true
+        }
+    }
+
+    /// `threadCount` threads (at least 1) named `name-…`; `maximumWaiting` jobs may queue behind them.
     init(threadCount: Int, maximumWaiting: Int, name: String) {
         self.threadCount = max(1, threadCount)
         self.maximumWaiting = max(0, maximumWaiting)
-        for index in 1...self.threadCount {
-            let threadName = "\(name)-\(index)"
-            let thread = Thread { [self] in
-                // Named from inside: Linux threads otherwise keep the name of the thread that made them.
-                Thread.current.name = threadName
-                work()
-            }
-            thread.start()
-        }
+        pool = NIOThreadPool(numberOfThreads: self.threadCount)
+        pool._start(threadNamePrefix: "\(name)-")
     }
 
     /// The pool size for this machine: one thread per core, at most 8.
@@ -39,45 +46,57 @@ final class BlockingWorkPool: @unchecked Sendable {
 
     /// Runs `job` on one of the pool's threads and returns what it returns.
     func run<Result: Sendable>(_ job: @escaping @Sendable () throws -> Result) async throws -> Result {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, Error>) in
-            condition.lock()
-            defer { condition.unlock() }
-            guard !isStopped else {
-                continuation.resume(throwing: LightboxError(.cancelled, "lightbox-picker is shutting down."))
-                return
-            }
-            guard active + waiting.count < threadCount + maximumWaiting else {
-                continuation.resume(throwing: LightboxError(.busy, "lightbox-picker is rendering as much as it can; try again in a moment."))
-                return
-            }
-            waiting.append { continuation.resume(with: Swift.Result { try job() }) }
-            condition.signal()
+        try admit()
+        defer { release() }
+        return try await pool.runIfActive {
+            Self.yieldToRequests()
+            return try job()
         }
     }
 
-    /// Lets the threads finish their current job and end; jobs still waiting are run first.
+    /// The niceness of the pool's threads: when the cores are busy rendering, the threads that
+    /// answer requests (Swift's cooperative threads, the transport's) run first, so another app's
+    /// small request is not queued behind renderings for the CPU. libvips' worker threads, made by
+    /// these threads, inherit it.
+    static let niceness: Int32 = 10
+
+    /// Lowers the calling thread's priority to `niceness`: on Linux the nice value is per thread,
+    /// and `who` 0 is the calling thread. A system call that cheap is made per job.
+    private static func yieldToRequests() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness)
+    }
+
+    /// Refuses new jobs; the jobs already accepted (running or waiting) still run, and the threads
+    /// end after the last of them. Returns at once.
     func stop() {
-        condition.lock()
-        isStopped = true
-        condition.broadcast()
-        condition.unlock()
+        let shutDownNow = state.withLock { state in
+            state.isStopped = true
+            return state.takeShutDown()
+        }
+        if shutDownNow { shutDown() }
     }
 
-    private func work() {
-        while true {
-            condition.lock()
-            while waiting.isEmpty && !isStopped { condition.wait() }
-            if waiting.isEmpty {
-                condition.unlock()
-                return
+    private func admit() throws(LightboxError) {
+        try state.withLock { state throws(LightboxError) in
+            guard !state.isStopped else {
+                throw LightboxError(.cancelled, "lightbox-picker is shutting down.")
             }
-            let job = waiting.removeFirst()
-            active += 1
-            condition.unlock()
-            job()
-            condition.lock()
-            active -= 1
-            condition.unlock()
+            guard state.admitted < threadCount + maximumWaiting else {
+                throw LightboxError(.busy, "lightbox-picker is rendering as much as it can; try again in a moment.")
+            }
+            state.admitted += 1
         }
+    }
+
+    private func release() {
+        let shutDownNow = state.withLock { state in
+            state.admitted -= 1
+            return state.takeShutDown()
+        }
+        if shutDownNow { shutDown() }
+    }
+
+    private func shutDown() {
+        pool.shutdownGracefully { _ in }
     }
 }

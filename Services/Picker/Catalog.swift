@@ -30,12 +30,28 @@ struct Catalog: Sendable {
         try await database.read { db in try AssetRecord.fetchOne(db, key: identifier) }
     }
 
-    func insert(_ record: AssetRecord) async throws {
-        try await database.write { db in
-            try record.insert(db, onConflict: .ignore)
-            if db.changesCount > 0 { try LibraryChangeLog.record(.inserted, asset: record.identifier, in: db) }
+    /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job).
+    func containsAsset(_ identifier: String) throws -> Bool {
+        try database.read { db in try AssetRecord.exists(db, key: identifier) }
+    }
+
+    /// Inserts the records in one transaction, in order; returns the identifiers that were new
+    /// (of several records with one identifier, or one the catalog has, only a first new one is).
+    @discardableResult
+    func insert(_ records: [AssetRecord]) async throws -> Set<String> {
+        guard !records.isEmpty else { return [] }
+        let inserted = try await database.write { db in
+            var inserted: Set<String> = []
+            for record in records {
+                try record.insert(db, onConflict: .ignore)
+                guard db.changesCount > 0 else { continue }
+                inserted.insert(record.identifier)
+                try LibraryChangeLog.record(.inserted, asset: record.identifier, in: db)
+            }
+            return inserted
         }
-        changeFeed?.libraryChanged()
+        if !inserted.isEmpty { changeFeed?.libraryChanged() }
+        return inserted
     }
 
     func albums() async throws -> [Album] {

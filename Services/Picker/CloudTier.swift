@@ -10,12 +10,15 @@ actor CloudTier {
     /// Bytes per second; 0 reads as fast as the disk allows.
     let bandwidth: Int
     let logger: Logger
+    /// Where the download's reads and writes run, a piece at a time.
+    let pool: BlockingWorkPool
     private var downloads: [String: Task<Void, Error>] = [:]
 
-    init(catalog: Catalog, bandwidth: Int, logger: Logger) {
+    init(catalog: Catalog, bandwidth: Int, logger: Logger, pool: BlockingWorkPool) {
         self.catalog = catalog
         self.bandwidth = bandwidth
         self.logger = logger
+        self.pool = pool
     }
 
     /// Moves an asset's original into the cloud folder.
@@ -44,8 +47,9 @@ actor CloudTier {
         let destination = catalog.originals.appendingPathComponent(asset.storedPath)
         let bandwidth = self.bandwidth
         let catalog = self.catalog
+        let pool = self.pool
         let task = Task {
-            try await Self.copy(from: source, to: destination, bandwidth: bandwidth, progress: progress, isCancelled: isCancelled)
+            try await Self.copy(from: source, to: destination, bandwidth: bandwidth, pool: pool, progress: progress, isCancelled: isCancelled)
             try FileManager.default.removeItem(at: source)
             try await catalog.setInCloud(false, asset: asset.identifier)
         }
@@ -62,7 +66,7 @@ actor CloudTier {
         try FileManager.default.moveItem(at: from.appendingPathComponent(asset.storedPath), to: destination)
     }
 
-    private static func copy(from source: URL, to destination: URL, bandwidth: Int,
+    private static func copy(from source: URL, to destination: URL, bandwidth: Int, pool: BlockingWorkPool,
                              progress: @Sendable (DownloadProgress) -> Void, isCancelled: @Sendable () async -> Bool) async throws {
         let input = try FileHandle(forReadingFrom: source)
         defer { try? input.close() }
@@ -77,15 +81,21 @@ actor CloudTier {
         let piece = bandwidth > 0 ? max(bandwidth / 10, 1024) : 1 << 20
         var completed: Int64 = 0
         progress(DownloadProgress(completed: 0, total: total))
-        while let data = try input.read(upToCount: piece), !data.isEmpty {
+        while true {
             if await isCancelled() {
                 try? FileManager.default.removeItem(at: partial)
                 throw CancellationError()
             }
-            try output.write(contentsOf: data)
-            completed += Int64(data.count)
+            // Each piece is read and written on the pool, not on a cooperative thread.
+            let count = try await pool.run {
+                guard let data = try input.read(upToCount: piece), !data.isEmpty else { return 0 }
+                try output.write(contentsOf: data)
+                return data.count
+            }
+            if count == 0 { break }
+            completed += Int64(count)
             progress(DownloadProgress(completed: completed, total: total))
-            if bandwidth > 0 { try await Task.sleep(for: .milliseconds(1000 * data.count / bandwidth)) }
+            if bandwidth > 0 { try await Task.sleep(for: .milliseconds(1000 * count / bandwidth)) }
         }
         try output.close()
         guard rename(partial.path, destination.path) == 0 else { throw CocoaError(.fileWriteUnknown) }

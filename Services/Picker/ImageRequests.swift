@@ -136,6 +136,13 @@ extension PickerService {
     /// A rendition of the image at a target size, cached by content, size, mode and quality, made
     /// on the render pool under the picker's time limit.
     func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
+        try await rendition(asset, width: width, height: height, mode: mode, quality: quality) { try await readRendition($0) }
+    }
+
+    /// Runs `use` with the file of the rendition `render` returns, made first when it is not cached.
+    func rendition<Result: Sendable>(
+        _ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int, _ use: @Sendable (URL) async throws -> Result
+    ) async throws -> Result {
         let original = catalog.originalURL(of: asset)
         let timeLimit = configuration.renderTimeLimit
         do {
@@ -143,14 +150,27 @@ extension PickerService {
                 let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
                                                         contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
                 try image.data.write(to: destination)
-            } _: { url in
-                let data = try Data(contentsOf: url)
-                let metadata = try? MetadataReader.read(fileAt: url)
-                return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
-            }
+            } _: { try await use($0) }
         } catch let error as MediaError {
             throw Self.lightboxError(error, doing: "render this image")
         }
+    }
+
+    /// A rendition's bytes and size, read back from the cache: a thumbnail of a few KB in place (a
+    /// read from the page cache, shorter than a wait in the pool's queue behind renderings), a
+    /// larger one on the render pool.
+    func readRendition(_ url: URL) async throws -> Rendered {
+        let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? .max
+        if size <= Self.readInPlaceBytes { return try Self.rendered(at: url) }
+        return try await renderPool.run { try Self.rendered(at: url) }
+    }
+
+    static let readInPlaceBytes = 256 << 10
+
+    private static func rendered(at url: URL) throws -> Rendered {
+        let data = try Data(contentsOf: url)
+        let metadata = try? MetadataReader.read(fileAt: url)
+        return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
     }
 
     /// What an app is told when media work fails: `timeout` for work stopped by its time limit,

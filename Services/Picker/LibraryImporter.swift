@@ -6,13 +6,33 @@ import Media
 
 /// Imports a folder of media into the catalog: type by content, metadata, a content-addressed copy
 /// of the original. Importing the same bytes again changes nothing (same identifier).
+///
+/// Files are imported in parallel, up to the core count at once. Each file's headers are read first
+/// (for pairing Live Photos); then it is read once, hashed as it is read and copied from the same
+/// bytes (`IngestedFile`). Every blocking step (reading, hashing, copying, the decode proof) runs on
+/// `pool`, the picker's render pool: one bound for all the picker's CPU work, so an import and apps'
+/// renderings share the cores rather than oversubscribing them. The records are inserted in file
+/// order, a batch per transaction.
 struct LibraryImporter: Sendable {
     let catalog: Catalog
     let logger: Logger
+    let pool: BlockingWorkPool
     /// Renders a stored image's owner thumbnail, proving that it decodes (as photo libraries do at
     /// import); throws with the decoder's reason when it does not. The service's version caches the
     /// thumbnail; without one, the image is rendered and the result dropped.
     var proveDecodes: (@Sendable (AssetRecord) async throws -> Void)? = nil
+
+    /// Records inserted per transaction.
+    static let batchSize = 500
+
+    /// Pool threads the import keeps busy: one per core, no more than the pool has.
+    var cores: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, pool.threadCount)) }
+    /// Files in flight at once: two per busy thread, so that while one file waits between its steps
+    /// (the catalog, the derivative cache) the other keeps the thread busy. The CPU work itself never
+    /// runs on more than `cores` threads: it runs on the pool.
+    var width: Int { 2 * cores }
+    /// Files whose headers one pool job reads.
+    static let headerChunk = 64
 
     /// Checks an owner-given path before it touches the file system: absolute, no `..`, a folder.
     static func validatedFolder(_ path: String) throws(LightboxError) -> URL {
@@ -33,37 +53,128 @@ struct LibraryImporter: Sendable {
     func importFolder(_ folder: URL, progress: (ImportProgress) -> Void) async throws -> ImportSummary {
         let files = mediaCandidates(in: folder)
         // Each file's headers are read once: for pairing Live Photos here, and for its import below.
-        let candidates = files.compactMap { url in
-            (try? MetadataReader.read(fileAt: url)).map { LivePhotoPairing.Candidate(url: url, metadata: $0) }
+        var headers = [MediaMetadata?](repeating: nil, count: files.count)
+        let chunks = stride(from: 0, to: files.count, by: Self.headerChunk).map { $0..<min($0 + Self.headerChunk, files.count) }
+        try await Self.forEach(chunks.count, width: cores) { [self] chunk in
+            try await onPool { chunks[chunk].map { try? MetadataReader.read(fileAt: files[$0]) } }
+        } collect: { chunk, metadata in
+            headers.replaceSubrange(chunks[chunk], with: metadata)
+        }
+        let candidates = files.indices.compactMap { index in
+            headers[index].map { LivePhotoPairing.Candidate(url: files[index], metadata: $0) }
         }
         let known = Dictionary(candidates.map { ($0.url, $0.metadata) }, uniquingKeysWith: { first, _ in first })
         let livePhotos = LivePhotoPairing.pairs(candidates)
         let pairedMovies = Set(livePhotos.values)
-        var summary = ImportSummary(imported: [], unchanged: [], failed: [])
-        for (index, file) in files.enumerated() {
-            let relative = String(file.path.dropFirst(folder.path.count).drop { $0 == "/" })
+        @Sendable func relative(_ file: URL) -> String { String(file.path.dropFirst(folder.path.count).drop { $0 == "/" }) }
+
+        var outcomes = [Outcome?](repeating: nil, count: files.count)
+        var completed = 0
+        // Records ready and not inserted yet, in file order; `ordered` files have been looked at for it.
+        var ready: [AssetRecord] = []
+        var ordered = 0
+        var inserted: Set<String> = []
+        try await Self.forEach(files.count, width: width) { [self] index in
+            let file = files[index]
             // A Live Photo's movie is imported with its still, as one asset.
-            if pairedMovies.contains(file) {
-                progress(ImportProgress(completed: index + 1, total: files.count, file: relative))
-                continue
-            }
+            if pairedMovies.contains(file) { return Outcome.pairedMovie }
             do {
-                let (identifier, isNew) = try await importFile(file, metadata: known[file], pairedMovie: livePhotos[file])
-                if isNew { summary.imported.append(identifier) } else { summary.unchanged.append(identifier) }
-            } catch let error as MediaError {
-                summary.failed.append(ImportFailure(file: relative, code: .badMedia, message: error.message))
-            } catch let error as LightboxError {
-                summary.failed.append(ImportFailure(file: relative, code: error.code, message: error.message))
+                let movie = livePhotos[file].map { (url: $0, metadata: known[$0]) }
+                return .prepared(try await prepare(file, metadata: known[file], pairedMovie: movie))
             } catch {
-                summary.failed.append(ImportFailure(file: relative, code: .internal, message: "\(error)"))
+                return .failed(Self.failure(error, file: relative(file)))
             }
-            progress(ImportProgress(completed: index + 1, total: files.count, file: relative))
+        } collect: { index, outcome in
+            outcomes[index] = outcome
+            completed += 1
+            progress(ImportProgress(completed: completed, total: files.count, file: relative(files[index])))
+            while ordered < files.count, let next = outcomes[ordered] {
+                if case .prepared(.new(let record)) = next { ready.append(record) }
+                ordered += 1
+            }
+            if ready.count >= Self.batchSize {
+                inserted.formUnion(try await catalog.insert(ready))
+                ready.removeAll()
+            }
+        }
+        inserted.formUnion(try await catalog.insert(ready))
+
+        var summary = ImportSummary(imported: [], unchanged: [], failed: [])
+        for outcome in outcomes {
+            switch outcome {
+            case .prepared(.new(let record)):
+                // Of several files with the same bytes only the first is new; a record another import
+                // inserted first is unchanged.
+                if inserted.remove(record.identifier) != nil {
+                    summary.imported.append(record.identifier)
+                } else {
+                    summary.unchanged.append(record.identifier)
+                }
+            case .prepared(.unchanged(let identifier)): summary.unchanged.append(identifier)
+            case .failed(let failure): summary.failed.append(failure)
+            case .pairedMovie, nil: break
+            }
         }
         logger.info("import finished", metadata: [
             "folder": "\(folder.path)", "imported": "\(summary.imported.count)",
             "unchanged": "\(summary.unchanged.count)", "failed": "\(summary.failed.count)",
         ])
         return summary
+    }
+
+    enum Prepared: Sendable {
+        /// The library has these bytes already.
+        case unchanged(String)
+        /// Stored and proven to decode; not inserted yet.
+        case new(AssetRecord)
+    }
+
+    enum Outcome: Sendable {
+        case prepared(Prepared)
+        case failed(ImportFailure)
+        case pairedMovie
+    }
+
+    static func failure(_ error: any Error, file: String) -> ImportFailure {
+        switch error {
+        case let error as MediaError: ImportFailure(file: file, code: .badMedia, message: error.message)
+        case let error as LightboxError: ImportFailure(file: file, code: error.code, message: error.message)
+        default: ImportFailure(file: file, code: .internal, message: "\(error)")
+        }
+    }
+
+    /// Runs `body` for 0..<count, at most `width` at once, handing each result to `collect` on the
+    /// calling task as it comes.
+    static func forEach<Result: Sendable>(
+        _ count: Int, width: Int, _ body: @escaping @Sendable (Int) async throws -> Result,
+        collect: (Int, Result) async throws -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: (Int, Result).self) { group in
+            var next = 0
+            func start() {
+                guard next < count else { return }
+                let index = next
+                group.addTask { (index, try await body(index)) }
+                next += 1
+            }
+            for _ in 0..<width { start() }
+            while let (index, result) = try await group.next() {
+                try await collect(index, result)
+                start()
+            }
+        }
+    }
+
+    /// Import work waits for room on the pool rather than failing: apps' renderings may fill it for
+    /// a moment, and the owner's import should not lose files to that.
+    func onPool<Result: Sendable>(_ job: @escaping @Sendable () throws -> Result) async throws -> Result {
+        while true {
+            do {
+                return try await pool.run(job)
+            } catch let error as LightboxError where error.code == .busy {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
     }
 
     /// Regular, visible files below `folder`, in a stable order.
@@ -84,32 +195,66 @@ struct LibraryImporter: Sendable {
     /// the same bytes give the same asset.
     func importFile(_ file: URL, fileName: String? = nil, metadata known: MediaMetadata? = nil,
                     pairedMovie: URL? = nil) async throws -> (identifier: String, isNew: Bool) {
-        let metadata = try known ?? MetadataReader.read(fileAt: file)
-        let hash = try SHA256Hasher.hex(fileAt: file)
-        let identifier = AssetIdentifier.make(contentHash: hash)
-        if try await catalog.asset(identifier) != nil { return (identifier, false) }
-        let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "bin")"
-        try store(file, at: storedPath, moving: false)
-        var record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath,
-                                     fileName: fileName ?? file.lastPathComponent)
+        switch try await prepare(file, fileName: fileName, metadata: known, pairedMovie: pairedMovie.map { ($0, nil) }) {
+        case .unchanged(let identifier):
+            return (identifier, false)
+        case .new(let record):
+            return (record.identifier, try await catalog.insert([record]).contains(record.identifier))
+        }
+    }
+
+    /// Everything `importFile` does but the insert: the file read once (hashed as it is read), its
+    /// copy stored, the image proven to decode, the Live Photo's movie stored beside it.
+    func prepare(_ file: URL, fileName: String? = nil, metadata known: MediaMetadata? = nil,
+                 pairedMovie: (url: URL, metadata: MediaMetadata?)? = nil) async throws -> Prepared {
+        let catalog = self.catalog
+        // One pool job: read (and hash), look the content up, store the copy.
+        let (read, metadata, isKnown) = try await onPool { () -> (Read, MediaMetadata, Bool) in
+            let ingested = try IngestedFile.read(file, staging: catalog.originals)
+            defer { ingested.discard() }
+            let metadata = try known ?? MetadataReader.read(fileAt: file)
+            let isKnown = try catalog.containsAsset(AssetIdentifier.make(contentHash: ingested.hash))
+            if !isKnown { try ingested.store(at: catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))) }
+            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown)
+        }
+        let identifier = AssetIdentifier.make(contentHash: read.hash)
+        if isKnown { return .unchanged(identifier) }
+        var record = self.record(metadata: metadata, hash: read.hash, identifier: identifier, storedPath: Self.storedPath(read.hash, metadata),
+                                 fileName: fileName ?? file.lastPathComponent, size: read.size, modified: read.modified)
         try await decodes(record)
-        if let pairedMovie { try pair(&record, with: pairedMovie) }
-        try await catalog.insert(record)
-        return (record.identifier, true)
+        if let pairedMovie { try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata) }
+        return .new(record)
+    }
+
+    /// What a read of a file found, without its bytes.
+    struct Read: Sendable {
+        var hash: String
+        var size: Int64
+        var modified: Date
+    }
+
+    /// Where an imported original is kept, relative to the originals folder: by its content.
+    static func storedPath(_ hash: String, _ metadata: MediaMetadata, fallbackExtension: String = "bin") -> String {
+        "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? fallbackExtension)"
     }
 
     /// A new asset made by an app from `file` (which is moved into the library): always a new
     /// identifier and its own stored copy, even when the library already holds the same bytes, so
     /// creating tells the app nothing about what else is in the library.
     func createAsset(from file: URL, fileName: String) async throws -> String {
-        let metadata = try MetadataReader.read(fileAt: file)
-        let hash = try SHA256Hasher.hex(fileAt: file)
+        let (metadata, hash, size, modified) = try await onPool {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            return (try MetadataReader.read(fileAt: file), try SHA256Hasher.hex(fileAt: file),
+                    (attributes[.size] as? NSNumber)?.int64Value ?? 0, attributes[.modificationDate] as? Date ?? Date())
+        }
         let identifier = AssetIdentifier.makeUnique()
         let storedPath = "\(hash.prefix(2))/\(hash)-\(identifier.prefix(8).lowercased()).\(metadata.type.preferredFilenameExtension ?? "bin")"
-        let record = try self.record(of: file, metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName)
-        try store(file, at: storedPath, moving: true)
+        let record = self.record(metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName,
+                                 size: size, modified: modified)
+        let destination = catalog.originals.appendingPathComponent(storedPath)
+        try await onPool { try Self.move(file, to: destination) }
         try await decodes(record)
-        try await catalog.insert(record)
+        try await catalog.insert([record])
         return identifier
     }
 
@@ -121,7 +266,7 @@ struct LibraryImporter: Sendable {
             if let proveDecodes {
                 try await proveDecodes(record)
             } else {
-                _ = try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80)
+                _ = try await onPool { try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80) }
             }
         } catch let error as MediaError {
             try? FileManager.default.removeItem(at: stored)
@@ -139,44 +284,44 @@ struct LibraryImporter: Sendable {
     }
 
     /// Makes `record` a Live Photo with `movie` as its paired resource, stored content-addressed
-    /// beside the originals.
-    func pair(_ record: inout AssetRecord, with movie: URL) throws {
-        let metadata = try MetadataReader.read(fileAt: movie)
-        let hash = try SHA256Hasher.hex(fileAt: movie)
-        let storedPath = "\(hash.prefix(2))/\(hash).\(metadata.type.preferredFilenameExtension ?? "mov")"
-        try store(movie, at: storedPath, moving: false)
+    /// beside the originals; `metadata` is the movie's, when the caller has read it already.
+    func pair(_ record: inout AssetRecord, with movie: URL, metadata known: MediaMetadata? = nil) async throws {
+        let originals = catalog.originals
+        let (hash, storedPath, type) = try await onPool { () -> (String, String, UTType) in
+            let ingested = try IngestedFile.read(movie, staging: originals)
+            defer { ingested.discard() }
+            let metadata = try known ?? MetadataReader.read(fileAt: movie)
+            let storedPath = Self.storedPath(ingested.hash, metadata, fallbackExtension: "mov")
+            try ingested.store(at: originals.appendingPathComponent(storedPath))
+            return (ingested.hash, storedPath, metadata.type)
+        }
         record.pairedPath = storedPath
         record.pairedHash = hash
-        record.pairedType = metadata.type
+        record.pairedType = type
         record.subtypes = Set(record.subtypes.split(separator: ",").map(String.init) + [MediaSubtype.livePhoto.rawValue])
             .sorted().joined(separator: ",")
     }
 
-    /// Puts the original at `storedPath` under the originals folder, through a partial file.
-    private func store(_ file: URL, at storedPath: String, moving: Bool) throws {
-        let destination = catalog.originals.appendingPathComponent(storedPath)
+    /// Moves an app's file to `destination` under the originals folder, private to the owner.
+    private static func move(_ file: URL, to destination: URL) throws {
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         guard !FileManager.default.fileExists(atPath: destination.path) else { return }
-        let partial = destination.appendingPathExtension("partial")
-        try? FileManager.default.removeItem(at: partial)
-        if moving { try FileManager.default.moveItem(at: file, to: partial) } else { try FileManager.default.copyItem(at: file, to: partial) }
-        // A copy keeps the source's mode; the library's copy is the owner's alone.
+        let partial = destination.appendingPathExtension("partial-\(UUID().uuidString)")
+        try FileManager.default.moveItem(at: file, to: partial)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: partial.path)
         try FileManager.default.moveItem(at: partial, to: destination)
     }
 
     private func record(
-        of file: URL, metadata: MediaMetadata, hash: String, identifier: String, storedPath: String, fileName: String
-    ) throws -> AssetRecord {
+        metadata: MediaMetadata, hash: String, identifier: String, storedPath: String, fileName: String, size: Int64, modified: Date
+    ) -> AssetRecord {
         // Without a capture date in the file, the original's modification time stands in.
-        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
-        let modified = attributes[.modificationDate] as? Date ?? Date()
-        return AssetRecord(
+        AssetRecord(
             identifier: identifier, contentHash: hash, fileName: SafeFileName.make(fileName),
             storedPath: storedPath, type: metadata.type, mediaType: metadata.mediaType,
             subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
             pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,
-            duration: metadata.duration, fileSize: (attributes[.size] as? NSNumber)?.int64Value ?? 0,
+            duration: metadata.duration, fileSize: size,
             creationDate: metadata.creationDate ?? modified, importedAt: Date(),
             properties: String(decoding: (try? JSONEncoder().encode(metadata.imageProperties)) ?? Data("{}".utf8), as: UTF8.self))
     }

@@ -47,18 +47,20 @@ extension PickerService {
 extension PickerService {
     /// A still's thumbnail, or a movie's poster frame, at most `side` pixels a side, cached by content.
     func posterOrThumbnail(of asset: AssetRecord, side: Int) async throws -> Rendered {
+        try await posterOrThumbnail(of: asset, side: side) { try await readRendition($0) }
+    }
+
+    /// Runs `use` with the file of what `posterOrThumbnail(of:side:)` returns, made first when it is not cached.
+    func posterOrThumbnail<Result: Sendable>(of asset: AssetRecord, side: Int, _ use: @Sendable (URL) async throws -> Result) async throws -> Result {
         guard asset.mediaType == .video else {
-            return try await render(asset, width: side, height: side, mode: .fit, quality: 80)
+            return try await rendition(asset, width: side, height: side, mode: .fit, quality: 80, use)
         }
         let original = catalog.originalURL(of: asset)
         do {
             // Decoding a picture is CPU work: it runs on the render pool like every other rendering.
             return try await derivatives.withFile(hash: asset.contentHash, kind: "poster-\(side)") { destination in
                 try PosterFrame.jpeg(of: original, side: side).data.write(to: destination)
-            } _: { url in
-                let metadata = try? MetadataReader.read(fileAt: url)
-                return Rendered(data: try Data(contentsOf: url), type: .jpeg, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
-            }
+            } _: { try await use($0) }
         } catch let error as MediaError {
             throw LightboxError(.badMedia, "The picker could not make a poster frame of this movie: \(error.message)")
         }

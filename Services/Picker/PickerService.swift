@@ -50,7 +50,8 @@ public final class PickerService: Service {
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
     let derivatives: DerivativeCache
-    /// Where decoding, rendering and transcoding run, at most `renderThreads` at once.
+    /// Where the picker's blocking work runs, at most `renderThreads` jobs at once: decoding and
+    /// rendering, reading, hashing and copying at import, stripping, movie headers, cloud-tier reads.
     let renderPool: BlockingWorkPool
     let cloud: CloudTier
     let imageRequests = ImageRequestRegistry()
@@ -82,11 +83,13 @@ public final class PickerService: Service {
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
                                       name: "lightbox-render")
         derivatives = DerivativeCache(folder: catalog.derived, quota: configuration.derivedQuota, pool: renderPool)
-        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger)
+        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
     }
 
     var importer: LibraryImporter {
-        LibraryImporter(catalog: catalog, logger: logger) { [self] record in _ = try await posterOrThumbnail(of: record, side: 256) }
+        LibraryImporter(catalog: catalog, logger: logger, pool: renderPool) { [self] record in
+            try await posterOrThumbnail(of: record, side: 256) { _ in }
+        }
     }
 
     func authConnection() throws(LightboxError) -> DealerConnection {

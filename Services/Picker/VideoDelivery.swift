@@ -13,6 +13,7 @@ extension PickerService {
                          progress: @escaping @Sendable (TranscodeProgress) -> Void) async throws -> URL {
         let original = catalog.originalURL(of: asset)
         let logger = self.logger
+        let pool = renderPool
         let board = TranscodeProgressBoard.shared
         let key = "\(asset.contentHash).\(derivative.cacheKind)"
         do {
@@ -20,7 +21,7 @@ extension PickerService {
                 try await derivatives.file(hash: asset.contentHash, kind: derivative.cacheKind) { destination in
                     defer { board.remove(key) }
                     let started = ContinuousClock.now
-                    try await VideoTranscoder.transcode(original, to: destination, as: derivative) { encoded, duration in
+                    try await VideoTranscoder.transcode(original, to: destination, as: derivative, blocking: pool) { encoded, duration in
                         report(TranscodeProgress(completed: encoded, total: duration))
                     }
                     let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? nil
@@ -36,9 +37,10 @@ extension PickerService {
     /// `source` (the original or a derivative of it) remuxed without what `stripping` removes.
     func movieWithout(_ stripping: MetadataStripping, of asset: AssetRecord, from source: URL, kind: String) async throws -> URL {
         let fileExtension = asset.type == .quickTimeMovie && kind == "original" ? "mov" : "mp4"
+        let pool = renderPool
         do {
             return try await derivatives.file(hash: asset.contentHash, kind: "\(kind).no-\(stripping).\(fileExtension)") { destination in
-                try await MovieMetadataStripper.strip(stripping, from: source, to: destination)
+                try await MovieMetadataStripper.strip(stripping, from: source, to: destination, blocking: pool)
             }
         } catch let error as MediaError {
             throw Self.movieError(error)

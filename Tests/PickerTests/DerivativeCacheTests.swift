@@ -119,6 +119,37 @@ final class Counter: @unchecked Sendable {
         // With the thread free again, work is accepted.
         #expect(try await pool.run { 42 } == 42)
     }
+
+    @Test func stoppingRefusesNewJobsAndStillRunsTheAcceptedOnes() async throws {
+        let pool = BlockingWorkPool(threadCount: 1, maximumWaiting: 4, name: "test-stop")
+        let gate = Gate()
+        let started = Gate()
+        async let running: Int = pool.run {
+            started.open()
+            gate.wait()
+            return 1
+        }
+        await Task.detached { started.wait() }.value
+        // Accepted before the stop: it waits behind the running job, and still runs.
+        async let waiting: Int = pool.run { 2 }
+        try await Task.sleep(for: .milliseconds(50))
+        pool.stop()
+        #expect(await errorCode { try await pool.run { } } == .cancelled)
+        gate.open()
+        #expect(try await running == 1)
+        #expect(try await waiting == 2)
+    }
+
+    @Test func aJobRunsOnAPoolThreadBehindRequests() async throws {
+        let pool = BlockingWorkPool(threadCount: 1, maximumWaiting: 0, name: "test-name")
+        defer { pool.stop() }
+        let (name, niceness) = try await pool.run {
+            ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "",
+             getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))
+        }
+        #expect(name.hasPrefix("test-name-"))
+        #expect(niceness == BlockingWorkPool.niceness, "requests' threads go first")
+    }
 }
 
 func errorCode(_ operation: () async throws -> Void) async -> ErrorCode? {

@@ -16,6 +16,8 @@ struct PickerFixture {
     let tokens: ProviderTokenStore
     /// What the store reported for the audit trail, as lightbox-auth would receive it.
     let audited = AuditSink()
+    /// Where imports run, as the service's render pool.
+    let pool = BlockingWorkPool(threadCount: 2, maximumWaiting: 64, name: "test-import")
 
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Samples").standardizedFileURL
 
@@ -29,9 +31,12 @@ struct PickerFixture {
                                     audit: AuditReporter { entries in audited.entries.withLock { $0 += entries } })
     }
 
-    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: Logger(label: "test")) }
+    var importer: LibraryImporter { LibraryImporter(catalog: catalog, logger: Logger(label: "test"), pool: pool) }
 
-    func remove() { try? FileManager.default.removeItem(at: folder) }
+    func remove() {
+        pool.stop()
+        try? FileManager.default.removeItem(at: folder)
+    }
 }
 
 @Suite struct LibraryImporterTests {

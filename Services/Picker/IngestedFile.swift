@@ -1,0 +1,98 @@
+import Foundation
+import LightboxTransport
+
+/// One read of an owner's file at import: its SHA-256, size and modification time, and its bytes,
+/// hashed as they are read. A small file is held in memory until it is stored (or dropped, when the
+/// library has it already); a large one is streamed into a staging copy beside the originals as it
+/// is hashed, and that copy is renamed into place. Either way the file is read once.
+/// Blocking: call it on a pool thread.
+struct IngestedFile: Sendable {
+    enum Bytes: Sendable {
+        case memory(Data)
+        /// A private (0600) copy in the originals folder, not yet at its content address.
+        case staged(URL)
+    }
+
+    let hash: String
+    let bytes: Bytes
+    let size: Int64
+    let modified: Date
+
+    /// Files up to this size are read into memory (at most one per import worker at once).
+    static let inMemoryLimit: Int64 = 16 << 20
+    static let pieceSize = 1 << 20
+
+    /// Reads `file` once; a large one is staged into `staging` (a folder on the originals' file system).
+    static func read(_ file: URL, staging: URL) throws -> IngestedFile {
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        var status = stat()
+        guard fstat(handle.fileDescriptor, &status) == 0 else { throw CocoaError(.fileReadUnknown) }
+        let size = Int64(status.st_size)
+        let modified = Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
+        var hasher = SHA256Hasher()
+        if size <= inMemoryLimit {
+            let data = try handle.readToEnd() ?? Data()
+            hasher.update(data)
+            return IngestedFile(hash: hasher.finalize(), bytes: .memory(data), size: Int64(data.count), modified: modified)
+        }
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        let copy = staging.appendingPathComponent("\(UUID().uuidString).partial")
+        let output = try createPrivate(copy)
+        defer { try? output.close() }
+        do {
+            var copied: Int64 = 0
+            while let piece = try handle.read(upToCount: pieceSize), !piece.isEmpty {
+                hasher.update(piece)
+                try output.write(contentsOf: piece)
+                copied += Int64(piece.count)
+            }
+            return IngestedFile(hash: hasher.finalize(), bytes: .staged(copy), size: copied, modified: modified)
+        } catch {
+            try? FileManager.default.removeItem(at: copy)
+            throw error
+        }
+    }
+
+    /// Puts the bytes at `destination` (private to the owner), whole or not at all; when a file is
+    /// there already (the same content, by its address), it is kept and the staging copy dropped.
+    func store(at destination: URL) throws {
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        guard !FileManager.default.fileExists(atPath: destination.path) else { return discard() }
+        switch bytes {
+        case .memory(let data):
+            // A name of its own: two workers may store the same content at once.
+            let partial = destination.appendingPathExtension("partial-\(UUID().uuidString)")
+            do {
+                let output = try Self.createPrivate(partial)
+                defer { try? output.close() }
+                try output.write(contentsOf: data)
+            } catch {
+                try? FileManager.default.removeItem(at: partial)
+                throw error
+            }
+            try Self.rename(partial, to: destination)
+        case .staged(let copy):
+            try Self.rename(copy, to: destination)
+        }
+    }
+
+    /// Removes the staging copy, if any (the content was not stored, or was there already).
+    func discard() {
+        if case .staged(let copy) = bytes { try? FileManager.default.removeItem(at: copy) }
+    }
+
+    /// A new file only the owner may read (0600 whatever the umask lets through, no more).
+    private static func createPrivate(_ url: URL) throws -> FileHandle {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path]) }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    }
+
+    private static func rename(_ source: URL, to destination: URL) throws {
+        guard Foundation.rename(source.path, destination.path) == 0 else {
+            try? FileManager.default.removeItem(at: source)
+            throw CocoaError(.fileWriteUnknown)
+        }
+    }
+}
