@@ -20,8 +20,9 @@ from typing import (TYPE_CHECKING, Any, BinaryIO, Callable, Dict, Generic, Itera
 import zmq
 
 from .errors import LightboxError
-from .protocol import (MAXIMUM_CREDIT, ChunkHeader, JSONObject, LoadCompletion, Reply, ReplyStatus, build_request,
-                       encode_header, new_request_id, parse_reply, stream_cancel_body, stream_credit_body)
+from .protocol import (DEFAULT_CREDIT, MAXIMUM_CREDIT, ChunkHeader, JSONObject, LoadCompletion, Reply, ReplyStatus,
+                       build_request, encode_header, new_request_id, parse_reply, stream_cancel_body,
+                       stream_credit_body)
 
 if TYPE_CHECKING:
     from .library import PhotoLibrary
@@ -188,7 +189,7 @@ class StreamExchange(Exchange[T]):
 
     def __init__(self, op: str, body: JSONObject, consume: Callable[[bytes], Any],
                  progress: Optional[Progress] = None, timeout: Optional[float] = None) -> None:
-        self.credit = max(1, min(int(body.get("credit", 8)), MAXIMUM_CREDIT))
+        self.credit = max(1, min(int(body.get("credit", DEFAULT_CREDIT)), MAXIMUM_CREDIT))
         super().__init__(op, {**body, "credit": self.credit}, (), timeout)
         self.consume = consume
         self.progress = progress
