@@ -15,11 +15,13 @@ build: deps
 run: build
 	$(BIN)/lightbox run --data var --library Samples/library
 
-## Build and pass every test: Swift unit and end-to-end tests, the Python client's tests, then the
-## surface's tests in headless Chromium (screenshots in .build/screenshots/).
+## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
+## (against the package `make deps` installed), then the surface's tests in headless Chromium
+## (screenshots in .build/screenshots/).
 test: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	cd Clients/python && python3 -m mypy
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests
 

@@ -33,12 +33,18 @@ fi
 
 $build_only && exit 0
 
-# Python client and its tests: pyzmq and pytest; selenium drives Chromium in the surface's browser tests.
-if ! python3 -c 'import zmq, pytest, selenium' 2>/dev/null; then
-  echo "installing Python packages: pyzmq pytest selenium"
+# Python client and its tests: pyzmq, pytest and mypy; selenium drives Chromium in the surface's browser tests.
+# pip as it is, else past Debian's "externally managed" guard; the system packages as a last resort.
+pip_install() {
+  python3 -m pip install -q "$@" 2>/dev/null || python3 -m pip install -q --break-system-packages "$@"
+}
+if ! python3 -c 'import zmq, pytest, selenium, mypy' 2>/dev/null; then
+  echo "installing Python packages: pyzmq pytest selenium mypy"
   requirements="$(dirname "$0")/../Clients/python/requirements.txt"
-  python3 -m pip install -q -r "$requirements" 2>/dev/null \
-    || python3 -m pip install -q --break-system-packages -r "$requirements" 2>/dev/null \
-    || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest python3-selenium; }
-  python3 -c 'import zmq, pytest, selenium'
+  pip_install -r "$requirements" 2>/dev/null \
+    || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest python3-selenium python3-mypy python3-pip; }
+  python3 -c 'import zmq, pytest, selenium, mypy'
 fi
+# The client package itself (Clients/python, the `lightbox` module and its console scripts), every time:
+# its source changes with the repository. pip builds it with setuptools from the package index.
+pip_install --disable-pip-version-check "$(dirname "$0")/../Clients/python"

@@ -8,17 +8,15 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 
 import pytest
 
+import lightbox as lb  # the Python client package (Clients/python), which `make test` installs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.normpath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "Clients", "python"))
-
-import lightbox_client as lb  # noqa: E402
 
 BIN = os.environ.get("LIGHTBOX_BIN", os.path.join(REPO, ".build", "debug"))
 SCREENSHOTS = os.path.join(REPO, ".build", "screenshots")

@@ -11,19 +11,18 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
+import sysconfig
 import tempfile
 import threading
 import time
 
 import pytest
 
+import lightbox as lb
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT_DIR = os.path.dirname(HERE)
 REPO = os.path.normpath(os.path.join(CLIENT_DIR, "..", ".."))
-sys.path.insert(0, CLIENT_DIR)
-
-import lightbox_client as lb  # noqa: E402
 
 SAMPLES = os.path.join(REPO, "Samples", "library")
 APP = "demo"
@@ -39,6 +38,15 @@ def binary(name):
             pytest.fail(f"{path} is missing; build with `swift build` or set LIGHTBOX_BIN")
         time.sleep(1)
     return path
+
+
+def console_script(name):
+    """The installed entry point of a console script (pyproject.toml's [project.scripts])."""
+    for folder in (sysconfig.get_path("scripts"), *os.environ.get("PATH", "").split(os.pathsep)):
+        path = os.path.join(folder, name)
+        if folder and os.access(path, os.X_OK):
+            return path
+    pytest.fail(f"{name} is not installed; run `python3 -m pip install ./Clients/python`")
 
 
 class Services:

@@ -1,5 +1,5 @@
 """Library authorization end to end: PhotoLibrary and OwnerSettings against real services, and the
-request_access.py / expand_limited.py scripts as subprocesses (see conftest.py).
+lightbox-request-access / lightbox-expand-limited console scripts as subprocesses (see conftest.py).
 
 The services are shared by the session, so every test registers its own app id.
 """
@@ -9,20 +9,20 @@ import os
 import re
 import selectors
 import subprocess
-import sys
 import time
 
 import pytest
 
-import lightbox_client as lb
-from conftest import CLIENT_DIR, REPO, SAMPLES, running_services
+import lightbox as lb
+from conftest import REPO, SAMPLES, console_script, running_services
+from lightbox.protocol import MAXIMUM_CREATE_SIZE
 
 USAGE = "To show your photos in the tests."
 
 
 def run_script(services, name, *arguments, timeout=90):
     return subprocess.run(
-        [sys.executable, os.path.join(CLIENT_DIR, name), *arguments, *services.endpoint_arguments()],
+        [console_script(name), *arguments, *services.endpoint_arguments()],
         capture_output=True, text=True, timeout=timeout)
 
 
@@ -33,7 +33,7 @@ def start_script(services):
 
     def start(name, *arguments):
         process = subprocess.Popen(
-            [sys.executable, os.path.join(CLIENT_DIR, name), *arguments, *services.endpoint_arguments()],
+            [console_script(name), *arguments, *services.endpoint_arguments()],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         processes.append(process)
         return process
@@ -87,10 +87,10 @@ def library_for(services):
         library.close()
 
 
-def test_request_access_script_full_then_stored(services, owner_settings, prompt_thread):
+def test_request_access_console_script_full_then_stored(services, owner_settings, prompt_thread):
     app = services.register_app("py-full", usage_read_write=USAGE)
     owner = prompt_thread(app, "full")
-    first = run_script(services, "request_access.py", "--app", app)
+    first = run_script(services, "lightbox-request-access", "--app", app)
     answered = owner.join_and_check()
     assert first.returncode == 0, first.stderr
     assert first.stdout.splitlines() == ["readWrite: notDetermined", "readWrite: authorized"]
@@ -99,7 +99,7 @@ def test_request_access_script_full_then_stored(services, owner_settings, prompt
         "authorization", "readWrite", USAGE, "Py-full")
 
     # Asking again answers with the stored status at once: the owner sees no new prompt.
-    second = run_script(services, "request_access.py", "--app", app, timeout=30)
+    second = run_script(services, "lightbox-request-access", "--app", app, timeout=30)
     assert second.returncode == 0, second.stderr
     assert second.stdout.splitlines() == ["readWrite: authorized", "readWrite: authorized"]
     assert "waiting" not in second.stderr
@@ -129,7 +129,7 @@ def test_request_access_script_full_then_stored(services, owner_settings, prompt
 
 def test_missing_usage_description_prompts_nobody(services, owner_settings, library_for):
     app = services.register_app("py-nousage", usage_add_only="To save copies.")
-    script = run_script(services, "request_access.py", "--app", app, timeout=30)
+    script = run_script(services, "lightbox-request-access", "--app", app, timeout=30)
     assert script.returncode == 1
     assert script.stderr.count("\n") == 1 and "missingUsageDescription" in script.stderr, script.stderr
     assert "--usage-read-write" in script.stderr
@@ -147,7 +147,7 @@ def test_missing_usage_description_prompts_nobody(services, owner_settings, libr
         (entry.operation, entry.outcome) for entry in owner_settings.audit(app=app, limit=10)]
 
 
-def test_limited_grant_then_expand_limited_script(services, owner_settings, prompt_thread, library_for, start_script):
+def test_limited_grant_then_expand_limited_console_script(services, owner_settings, prompt_thread, library_for, start_script):
     app = services.register_app("py-limited", usage_read_write=USAGE)
     ids = services.sample_identifiers()
     first, second = ids["harbour.jpg"], ids["sunset.png"]
@@ -173,7 +173,7 @@ def test_limited_grant_then_expand_limited_script(services, owner_settings, prom
     assert len(automatic) == 1 and automatic[0].selection == [first]
 
     # The app asks for it too, which joins the open prompt; the owner adds one asset and is done.
-    script = start_script("expand_limited.py", "--app", app)
+    script = start_script("lightbox-expand-limited", "--app", app)
     assert waiting_for_prompt(script) == automatic[0].prompt
     owner_settings.answer(automatic[0], "done", automatic[0].selection + [second])
     status, stdout, stderr = finish(script)
@@ -185,7 +185,7 @@ def test_limited_grant_then_expand_limited_script(services, owner_settings, prom
     assert open_prompts(owner_settings, app) == []
 
     # Done again without changes: nothing added.
-    script = start_script("expand_limited.py", "--app", app)
+    script = start_script("lightbox-expand-limited", "--app", app)
     shown = waiting_for_prompt(script)
     prompt = {prompt.prompt: prompt for prompt in open_prompts(owner_settings, app)}[shown]
     # (The service keeps no particular order in a selection.)
@@ -207,7 +207,7 @@ def test_expand_limited_needs_limited_access(services, owner_settings):
     for setting, status in ((None, "notDetermined"), ("full", "authorized"), ("none", "denied")):
         if setting is not None:
             assert owner_settings.set_access(app, read_write=setting).access.read_write == status
-        script = run_script(services, "expand_limited.py", "--app", app, timeout=30)
+        script = run_script(services, "lightbox-expand-limited", "--app", app, timeout=30)
         assert script.returncode == 1, script.stdout
         assert script.stderr.count("\n") == 1 and "notLimited" in script.stderr, script.stderr
         assert script.stdout == ""
@@ -261,7 +261,7 @@ def test_create_needs_access(services, library_for):
     assert library.fetch_assets(list(services.sample_identifiers().values())) == []
     # Too big for the picker: refused before anything is sent.
     with pytest.raises(lb.LightboxError) as raised:
-        library.create_asset(bytes(lb.MAXIMUM_CREATE_SIZE + 1))
+        library.create_asset(bytes(MAXIMUM_CREATE_SIZE + 1))
     assert raised.value.code == "badRequest"
 
 

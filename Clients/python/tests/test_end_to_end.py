@@ -5,15 +5,15 @@ import hashlib
 import json
 import os
 import subprocess
-import sys
 import threading
 import time
 
 import pytest
 import zmq
 
-import lightbox_client as lb
-from conftest import APP, CLIENT_DIR, SAMPLES, binary, running_services
+import lightbox as lb
+from conftest import APP, SAMPLES, binary, console_script, running_services
+from lightbox.protocol import build_request, encode_header, parse_reply
 
 
 def sha256_of(path):
@@ -171,7 +171,7 @@ def test_owner_operations(services, app_connection, owner_connection):
     assert owner.revoke(app="nobody") == 0
 
 
-def test_pick_and_load_script(services, tmp_path):
+def test_pick_console_script(services, tmp_path):
     policy = tmp_path / "policy.json"
     policy.write_text(json.dumps({"action": "choose", "strategy": "named", "files": ["sunset.png", "harbour.jpg"]}))
     owner = subprocess.Popen(
@@ -180,7 +180,7 @@ def test_pick_and_load_script(services, tmp_path):
     out_dir = tmp_path / "out"
     try:
         script = subprocess.run(
-            [sys.executable, os.path.join(CLIENT_DIR, "pick_and_load.py"), "--app", APP, "--limit", "2",
+            [console_script("lightbox-pick"), "--app", APP, "--limit", "2",
              "--filter", "images", "--out-dir", str(out_dir), *services.endpoint_arguments()],
             capture_output=True, text=True, timeout=90)
         owner_out, owner_err = owner.communicate(timeout=30)
@@ -206,9 +206,9 @@ def test_pick_and_load_script(services, tmp_path):
     assert "100%" in script.stderr
 
 
-def test_pick_and_load_reports_errors_in_one_line(services, tmp_path):
+def test_pick_console_script_reports_errors_in_one_line(services, tmp_path):
     script = subprocess.run(
-        [sys.executable, os.path.join(CLIENT_DIR, "pick_and_load.py"), "--app", "nosuchapp",
+        [console_script("lightbox-pick"), "--app", "nosuchapp",
          "--out-dir", str(tmp_path), *services.endpoint_arguments()],
         capture_output=True, text=True, timeout=30)
     assert script.returncode == 1
@@ -243,14 +243,14 @@ def test_malformed_header_gets_bad_request(services):
     with raw_dealer(services, services.directory.app_key_pair(APP)) as socket:
         socket.send(b"{not json")
         assert socket.poll(10_000, zmq.POLLIN), "no reply to a malformed header"
-        reply = lb.parse_reply(socket.recv_multipart())
+        reply = parse_reply(socket.recv_multipart())
         assert reply.status == "error"
         assert reply.error().code == "badRequest"
         assert reply.error().message
 
-        socket.send(lb.encode_header(lb.build_request("service.ping", {}, id="after-garbage")))
+        socket.send(encode_header(build_request("service.ping", {}, id="after-garbage")))
         assert socket.poll(10_000, zmq.POLLIN), "no reply to the ping after a malformed header"
-        reply = lb.parse_reply(socket.recv_multipart())
+        reply = parse_reply(socket.recv_multipart())
         assert (reply.id, reply.status) == ("after-garbage", "ok")
         assert reply.body["principal"] == f"app:{APP}"
 
@@ -262,7 +262,7 @@ def test_unsupported_version_and_unknown_op(services, app_connection):
     with raw_dealer(services, services.directory.app_key_pair(APP)) as socket:
         socket.send(json.dumps({"v": 2, "id": "v2-request", "op": "service.ping", "body": {}}).encode())
         assert socket.poll(10_000, zmq.POLLIN)
-        reply = lb.parse_reply(socket.recv_multipart())
+        reply = parse_reply(socket.recv_multipart())
     assert (reply.id, reply.status, reply.error().code) == ("v2-request", "error", "unsupportedVersion")
 
 

@@ -9,13 +9,14 @@ import glob
 import hashlib
 import json
 import os
-import re
 
 import pytest
 
-import lightbox_client as lb
+from lightbox import picker, protocol
+from lightbox import protocol as lb
 
-GOLDEN = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "Tests", "Fixtures", "golden"))
+FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "Tests", "Fixtures"))
+GOLDEN = os.path.join(FIXTURES, "golden")
 
 
 def fixture_names():
@@ -25,6 +26,13 @@ def fixture_names():
 def load(name):
     with open(os.path.join(GOLDEN, name), "rb") as handle:
         return json.loads(handle.read().decode("utf-8"))
+
+
+def wire_names():
+    """Tests/Fixtures/wire-names.json: the protocol's closed sets of names and the type tree. (Beside
+    golden/, whose Swift test counts its files.)"""
+    with open(os.path.join(FIXTURES, "wire-names.json"), encoding="utf-8") as handle:
+        return json.load(handle)
 
 
 def without_id(message):
@@ -109,13 +117,13 @@ def test_filter_text_form_parses_to_golden_wire_form():
 def test_pick_reply_parses_to_picker_results():
     reply = lb.parse_reply(json.dumps(load("pick-reply.json")).encode())
     assert (reply.id, reply.status, reply.is_final) == ("req-1", "ok", True)
-    results = lb.parse_pick_response(reply.body)
+    results = picker.parse_pick_response(reply.body)
     assert len(results) == 1
     result = results[0]
-    assert isinstance(result, lb.PickerResult)
+    assert isinstance(result, picker.PickerResult)
     assert result.asset_identifier == "8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"
     provider = result.item_provider
-    assert isinstance(provider, lb.ItemProvider)
+    assert isinstance(provider, picker.ItemProvider)
     assert provider.token == "lbt_AAAA"
     assert provider.registered_type_identifiers == ["public.jpeg"]
     assert provider.suggested_name == "harbour"
@@ -194,20 +202,62 @@ def test_uti_conformance_tree():
     assert lb.preferred_filename_extension("public.image") is None
 
 
-def test_uti_table_matches_swift_source():
-    """The parents table is a copy of UTType.swift's; catch drift when the Swift one changes."""
-    swift = os.path.normpath(os.path.join(GOLDEN, "..", "..", "..", "Shared", "LightboxProtocol", "UTType.swift"))
-    if not os.path.exists(swift):
-        pytest.skip("UTType.swift not found")
-    with open(swift, encoding="utf-8") as handle:
-        source = handle.read()
-    constants = dict(re.findall(r'static let (\w+) = UTType\("([^"]+)"\)', source))
-    table = source[source.index("static let parents"):]
-    table = table[:table.index("]\n\n")]
-    parents = {}
-    for child, listed in re.findall(r"\.(\w+): \[([^\]]*)\]", table):
-        parents[constants[child]] = tuple(constants[name] for name in re.findall(r"\.(\w+)", listed))
-    assert parents == {key: tuple(value) for key, value in lb.UTI_PARENTS.items()}
+WIRE_NAMES = {
+    "errorCodes": protocol.ErrorCode, "replyStatuses": protocol.ReplyStatus, "accessLevels": protocol.AccessLevel,
+    "authorizationStatuses": protocol.AuthorizationStatus, "promptAnswers": protocol.PromptAnswer,
+    "promptKinds": protocol.PromptKind, "readWriteSettings": protocol.ReadWriteSetting,
+    "addOnlySettings": protocol.AddOnlySetting, "mediaTypes": protocol.MediaType, "filterLeaves": protocol.FilterLeaf,
+    "representationModes": protocol.RepresentationMode, "metadataStripping": protocol.MetadataStripping,
+    "imageContentModes": protocol.ImageContentMode, "imageDeliveryModes": protocol.ImageDeliveryMode,
+    "imageVersions": protocol.ImageVersion, "videoDeliveryModes": protocol.VideoDeliveryMode,
+}
+
+
+def test_every_name_set_in_the_wire_names_fixture_is_an_enum():
+    names = wire_names()
+    assert set(names) - {"_comment", "types"} == set(WIRE_NAMES), "a name set was added or removed; cover it here"
+
+
+@pytest.mark.parametrize("key", sorted(WIRE_NAMES))
+def test_enums_match_the_wire_names_fixture(key):
+    enum = WIRE_NAMES[key]
+    assert sorted(enum.names()) == sorted(wire_names()[key])
+    for member in enum:
+        assert member == member.value and str(member) == member.value and f"{member}" == member.value
+        assert json.dumps(member) == json.dumps(member.value)
+
+
+def test_uti_table_matches_the_wire_names_fixture():
+    """The conformance tree and extensions are the services' (Tests/Fixtures/wire-names.json)."""
+    types = wire_names()["types"]
+    parents = {uti: tuple(entry["parents"]) for uti, entry in types.items() if entry["parents"]}
+    assert parents == {uti: tuple(listed) for uti, listed in lb.UTI_PARENTS.items()}
+    assert {uti: entry["extension"] for uti, entry in types.items() if "extension" in entry} == dict(lb.UTI_EXTENSIONS)
+    assert all(parent in types for listed in parents.values() for parent in listed)
+
+
+def test_golden_names_are_known_to_the_enums():
+    """Every closed-set name the golden messages use is a member of the client's enum."""
+    assert lb.ErrorCode(load("error-reply.json")["body"]["code"]) is lb.ErrorCode.TOKEN_EXPIRED
+    for name in fixture_names():
+        if "status" in load(name):
+            assert lb.ReplyStatus(load(name)["status"])
+    status = load("status-reply.json")["body"]
+    assert (lb.AccessLevel(status["level"]), lb.AuthorizationStatus(status["status"])) == ("readWrite", "limited")
+    assert lb.AccessLevel(load("auth-request.json")["body"]["level"]) is lb.AccessLevel.READ_WRITE
+    assert lb.ReadWriteSetting(load("set-access-request.json")["body"]["readWrite"]) is lb.ReadWriteSetting.LIMITED
+    configuration = load("pending-reply.json")["body"]["picks"][0]["configuration"]
+    assert lb.RepresentationMode(configuration["preferredAssetRepresentationMode"])
+    assert lb.MetadataStripping(configuration["stripMetadata"])
+    for uti in load("pick-reply.json")["body"]["results"][0]["itemProvider"]["registeredTypeIdentifiers"]:
+        assert uti in wire_names()["types"]
+    # Parsed replies carry the enums, which still compare equal to the wire names.
+    reply = lb.parse_reply(json.dumps(load("status-reply.json")).encode())
+    assert reply.status is lb.ReplyStatus.OK
+    assert lb.StatusReply.from_json(reply.body).status is lb.AuthorizationStatus.LIMITED
+    assert lb.parse_reply(json.dumps(load("error-reply.json")).encode()).error().code is lb.ErrorCode.TOKEN_EXPIRED
+    # A name this client does not know yet stays a plain string rather than failing.
+    assert lb.LightboxError("brandNewCode", "x").code == "brandNewCode"
 
 
 def test_prompt_shown_event():
@@ -223,7 +273,7 @@ def test_status_reply():
     reply = lb.parse_reply(json.dumps(load("status-reply.json")).encode())
     assert (reply.id, reply.status, reply.is_final) == ("req-7", "ok", True)
     assert lb.StatusReply.from_json(reply.body) == lb.StatusReply(level="readWrite", status="limited")
-    assert reply.body["status"] in lb.AUTHORIZATION_STATUSES
+    assert reply.body["status"] in lb.AuthorizationStatus.names()
     # The legacy status has no level.
     assert lb.StatusReply.from_json({"status": "authorized"}) == lb.StatusReply(level=None, status="authorized")
 

@@ -1,10 +1,10 @@
-"""pick_and_load.py writes only under safe names, whatever name the service suggests."""
+"""lightbox-pick writes only under safe names, whatever name the service suggests."""
 
 import os
 
 import pytest
 
-import pick_and_load
+from lightbox.cli import safe_file_name, unique_path
 
 
 @pytest.mark.parametrize("name, expected", [
@@ -20,11 +20,11 @@ import pick_and_load
     ("Fjord – sommer.heic", "Fjord – sommer.heic"),
 ])
 def test_names_are_reduced_to_a_safe_base_name(name, expected):
-    assert pick_and_load.safe_file_name(name) == expected
+    assert safe_file_name(name) == expected
 
 
 def test_long_names_keep_their_extension_within_255_bytes():
-    safe = pick_and_load.safe_file_name("é" * 300 + ".jpg")
+    safe = safe_file_name("é" * 300 + ".jpg")
     assert len(safe.encode("utf-8")) <= 255
     assert safe.endswith(".jpg") and set(safe[:-4]) == {"é"}
 
@@ -32,8 +32,8 @@ def test_long_names_keep_their_extension_within_255_bytes():
 def test_unique_path_stays_in_the_folder_and_overwrites_nothing(tmp_path):
     (tmp_path / "x.jpg").write_bytes(b"already here")
     taken = set()
-    first = pick_and_load.unique_path(str(tmp_path), "../../x.jpg", taken)
-    second = pick_and_load.unique_path(str(tmp_path), "/", taken)
+    first = unique_path(str(tmp_path), "../../x.jpg", taken)
+    second = unique_path(str(tmp_path), "/", taken)
     assert first == os.path.join(str(tmp_path), "x-2.jpg")
     assert second == os.path.join(str(tmp_path), "item")
     assert os.path.dirname(os.path.realpath(first)) == os.path.realpath(str(tmp_path))
