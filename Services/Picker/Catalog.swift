@@ -12,6 +12,8 @@ struct Catalog: Sendable {
     let derived: URL
     /// Told after every write that records a library change, so watching apps hear of it.
     var changeFeed: LibraryChangeFeed?
+    /// `library.query` totals, per state of the library.
+    let counts = QueryCounts()
 
     func allAssets() async throws -> [AssetRecord] {
         try await database.read { db in

@@ -23,7 +23,12 @@ extension Catalog {
             if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
             if let from = query.from { conditions.append(Column("creationDate") >= from) }
             if let to = query.to { conditions.append(Column("creationDate") < to) }
-            let total = try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db)
+            // Counted once per state of the library and the selection, not on every page.
+            let key = QueryCounts.Key(
+                app: app, mediaType: query.mediaType?.rawValue, from: query.from, to: query.to,
+                libraryToken: try LibraryChangeLog.latestToken(in: db),
+                selectionVersion: try app.flatMap { try SelectionTable.version(of: $0, db) })
+            let total = try counts.count(for: key) { try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db) }
             let limit = min(max(query.limit ?? 100, 0), 1000)
             let order: LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
             let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor,

@@ -34,6 +34,10 @@ struct SelectionTable: Sendable {
         }
     }
 
+    static func version(of app: String, _ db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT version FROM appSelectionVersion WHERE app = ?", arguments: [app])
+    }
+
     /// The condition "this asset is in `app`'s selection", for queries on `asset`.
     static func contains(app: String) -> SQLExpression {
         SQL(sql: "identifier IN (SELECT asset FROM appSelection WHERE app = ?)", arguments: [app]).sqlExpression
