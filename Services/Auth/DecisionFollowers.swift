@@ -82,7 +82,7 @@ actor DecisionFollowers {
 
     /// Ends every follower's stream (at shutdown).
     func endAll(because reason: String) {
-        for name in Array(followers.keys) { drop(name, because: reason) }
+        for name in Array(followers.keys) { drop(name, because: reason, level: .info) }
     }
 
     var count: Int { followers.count }
@@ -106,13 +106,13 @@ actor DecisionFollowers {
         waiter.continuation.resume()
     }
 
-    private func drop(_ name: String, because reason: String) {
+    private func drop(_ name: String, because reason: String, level: Logger.Level = .warning) {
         guard let follower = followers.removeValue(forKey: name) else { return }
         follower.responder.fail(LightboxError(.timeout, "Stopped following decisions: \(reason). Drop every cached decision and follow again."))
         for (key, waiter) in waiters where waiter.follower == name {
             waiters.removeValue(forKey: key)
             waiter.continuation.resume()
         }
-        logger.warning("a decision follower was cut off", metadata: ["follower": "\(name)", "reason": "\(reason)"])
+        logger.log(level: level, "a decision follower was cut off", metadata: ["follower": "\(name)", "reason": "\(reason)"])
     }
 }

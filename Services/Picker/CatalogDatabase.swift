@@ -127,7 +127,7 @@ enum CatalogDatabase {
             // instead of carrying the identifiers. `version` orders answers against changes.
             try db.execute(sql: """
                 CREATE TABLE appSelection (app TEXT NOT NULL, asset TEXT NOT NULL, PRIMARY KEY (app, asset)) WITHOUT ROWID;
-                CREATE TABLE appSelectionVersion (app TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL);
+                CREATE TABLE appSelectionVersion (app TEXT PRIMARY KEY NOT NULL, version INTEGER NOT NULL, size INTEGER NOT NULL);
                 """)
             // Pages filtered by a subtype walk only that subtype's rows, in library order.
             for subtype in MediaSubtype.allCases {

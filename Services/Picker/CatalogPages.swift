@@ -19,7 +19,7 @@ extension Catalog {
         let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         return try await database.read { db in
             var conditions: [SQLExpression] = []
-            if let app { conditions.append(SelectionTable.contains(app: app)) }
+            if let app { conditions.append(SelectionTable.contains(app: app, size: try SelectionTable.size(of: app, db))) }
             if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
             if let from = query.from { conditions.append(Column("creationDate") >= from) }
             if let to = query.to { conditions.append(Column("creationDate") < to) }

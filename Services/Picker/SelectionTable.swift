@@ -18,7 +18,9 @@ struct SelectionTable: Sendable {
             try db.execute(sql: "DELETE FROM appSelection WHERE app = ?", arguments: [app])
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO appSelection (app, asset) VALUES (?, ?)")
             for asset in assets { try insert.execute(arguments: [app, asset]) }
-            try db.execute(sql: "INSERT OR REPLACE INTO appSelectionVersion (app, version) VALUES (?, ?)", arguments: [app, version])
+            let size = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appSelection WHERE app = ?", arguments: [app]) ?? 0
+            try db.execute(sql: "INSERT OR REPLACE INTO appSelectionVersion (app, version, size) VALUES (?, ?, ?)",
+                           arguments: [app, version, size])
             return true
         }
     }
@@ -38,8 +40,22 @@ struct SelectionTable: Sendable {
         try Int64.fetchOne(db, sql: "SELECT version FROM appSelectionVersion WHERE app = ?", arguments: [app])
     }
 
-    /// The condition "this asset is in `app`'s selection", for queries on `asset`.
-    static func contains(app: String) -> SQLExpression {
-        SQL(sql: "identifier IN (SELECT asset FROM appSelection WHERE app = ?)", arguments: [app]).sqlExpression
+    /// How many assets `app`'s selection holds (0 when none is stored).
+    static func size(of app: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT size FROM appSelectionVersion WHERE app = ?", arguments: [app]) ?? 0
+    }
+
+    /// Below this many assets a selection is read whole and sorted; above it, the library is walked
+    /// in order and each asset looked up in the selection, which stops as soon as a page is full.
+    static let smallSelection = 2_000
+
+    /// The condition "this asset is in `app`'s selection", for queries on `asset`, in the form that
+    /// suits a selection of `size` assets.
+    static func contains(app: String, size: Int) -> SQLExpression {
+        if size <= smallSelection {
+            return SQL(sql: "identifier IN (SELECT asset FROM appSelection WHERE app = ?)", arguments: [app]).sqlExpression
+        }
+        return SQL(sql: "EXISTS (SELECT 1 FROM appSelection WHERE appSelection.app = ? AND appSelection.asset = \"asset\".identifier)",
+                   arguments: [app]).sqlExpression
     }
 }
