@@ -85,8 +85,6 @@ actor DecisionFollowers {
         for name in Array(followers.keys) { drop(name, because: reason, level: .info) }
     }
 
-    var count: Int { followers.count }
-
     private func waitForConfirmation(from name: String, of version: Int64) async {
         guard let follower = followers[name], follower.applied < version else { return }
         let key = UUID()

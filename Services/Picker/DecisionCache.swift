@@ -68,6 +68,4 @@ final class DecisionCache: Sendable {
             }
         }
     }
-
-    var isFollowing: Bool { state.withLock { $0.isFollowing } }
 }

@@ -12,13 +12,16 @@ struct SelectionTable: Sendable {
     @discardableResult
     func replace(app: String, with assets: [String], version: Int64) async throws -> Bool {
         try await database.write { db in
-            let stored = try Int64.fetchOne(db, sql: "SELECT version FROM appSelectionVersion WHERE app = ?", arguments: [app])
+            let stored = try Self.version(of: app, db)
             if let stored, stored > version { return false }
             if stored == version { return true }
             try db.execute(sql: "DELETE FROM appSelection WHERE app = ?", arguments: [app])
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO appSelection (app, asset) VALUES (?, ?)")
-            for asset in assets { try insert.execute(arguments: [app, asset]) }
-            let size = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM appSelection WHERE app = ?", arguments: [app]) ?? 0
+            var size = 0
+            for asset in assets {
+                try insert.execute(arguments: [app, asset])
+                size += db.changesCount
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO appSelectionVersion (app, version, size) VALUES (?, ?, ?)",
                            arguments: [app, version, size])
             return true

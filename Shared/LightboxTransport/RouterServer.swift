@@ -120,9 +120,6 @@ public final class RouterServer: Sendable {
         await waitUntilStopped()
     }
 
-    /// Requests being handled right now (for tests and metrics).
-    public var runningRequests: Int { handlers.count }
-
     public func waitUntilStopped() async {
         await withCheckedContinuation { continuation in
             let resumeNow = finished.withLock { slot -> Bool in
