@@ -41,6 +41,8 @@ let package = Package(
                 "CZeroMQ", "CSodium", "LightboxProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Shared/LightboxTransport"
         ),

@@ -64,15 +64,15 @@ public final class AuthService: Service {
         let ownerKey = try keys.loadOrCreateKeyPair(KeyDirectory.owner).publicKey
         let keys = self.keys
         let registry = self.registry
-        let zap = try ZAPHandler(resolver: { publicKey in
+        let principalForKey: @Sendable (String) async -> Principal? = { publicKey in
             if publicKey == ownerKey { return .owner }
             if let picker = try? CurveKeyPair.loadPublicKey(from: keys.publicKeyURL(KeyDirectory.pickerService)), picker == publicKey {
                 return .service(KeyDirectory.pickerService)
             }
             if let app = try? await registry.app(withPublicKey: publicKey) { return .app(app.id) }
             return nil
-        }, logger: logger)
-        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys), logger: logger) { [self] request, responder in
+        }
+        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey), logger: logger) { [self] request, responder in
             await handle(request, responder)
         }
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
@@ -102,7 +102,6 @@ public final class AuthService: Service {
         await followers.endAll(because: "lightbox-auth is shutting down")
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         await audit.flush()
-        zap.stop()
     }
 
     func handle(_ request: IncomingRequest, _ responder: Responder) async {

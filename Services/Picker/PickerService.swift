@@ -129,7 +129,7 @@ public final class PickerService: Service {
 
         let appNames = self.appNames
         let logger = self.logger
-        let zap = try ZAPHandler(resolver: { publicKey in
+        let principalForKey: @Sendable (String) async -> Principal? = { publicKey in
             if publicKey == ownerKey { return .owner }
             do {
                 let app = try await auth.request(.identify, IdentifyRequest(publicKey: publicKey), as: AppManifestResponse.self).manifest
@@ -141,8 +141,8 @@ public final class PickerService: Service {
                 logger.warning("lightbox-auth did not answer who a key is", metadata: ["error": "\(error)"])
                 return nil
             }
-        }, logger: logger)
-        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys), logger: logger) { [self] request, responder in
+        }
+        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey), logger: logger) { [self] request, responder in
             await handle(request, responder)
         }
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
@@ -155,7 +155,6 @@ public final class PickerService: Service {
             auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
-        zap.stop()
         renderPool.stop()
     }
 

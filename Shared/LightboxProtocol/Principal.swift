@@ -1,6 +1,6 @@
-/// Who is on the other end of a connection, as the ZAP handler learned it from the CURVE key.
+/// Who is on the other end of a connection, as the service learned it from the CURVE key.
 ///
-/// On the wire (the ZAP `User-Id`) it reads `app:<id>`, `owner` or `service:<name>`.
+/// As text (`userId`) it reads `app:<id>`, `owner` or `service:<name>`.
 public enum Principal: Hashable, Sendable, CustomStringConvertible {
     case app(String)
     case owner

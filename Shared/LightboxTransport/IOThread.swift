@@ -37,20 +37,3 @@ private final class ResultSlot: @unchecked Sendable {
         return error
     }
 }
-
-/// Runs an async function to completion from a plain (non-cooperative) thread, such as the ZAP thread.
-func runBlocking<T: Sendable>(_ operation: @escaping @Sendable () async -> T) -> T {
-    let semaphore = DispatchSemaphore(value: 0)
-    let box = Box<T>()
-    Task {
-        box.value = await operation()
-        semaphore.signal()
-    }
-    semaphore.wait()
-    return box.value!
-}
-
-private final class Box<T>: @unchecked Sendable {
-    // Written once before the semaphore is signalled, read once after: the semaphore orders them.
-    var value: T?
-}

@@ -4,21 +4,27 @@ import LightboxProtocol
 import Logging
 import Synchronization
 
-/// A service's one ROUTER endpoint: CURVE on, peers identified by ZAP, requests handed to an async
-/// handler as tasks, replies and credit-based streams sent back from the socket's own I/O thread.
+/// A service's one ROUTER endpoint: CURVE on, peers identified by their key (`identify`), requests
+/// handed to an async handler as tasks, replies and credit-based streams sent back from the
+/// server's own I/O thread. The endpoint is a CurveRouterSocket (ZMTP on swift-nio), so every
+/// limit holds before bytes are kept; clients are plain libzmq DEALER sockets.
 public final class RouterServer: Sendable {
     public typealias Handler = @Sendable (IncomingRequest, Responder) async -> Void
 
     public struct Configuration: Sendable {
         public var endpoint: String
         public var keyPair: CurveKeyPair
-        /// Messages queued per peer before sends report EAGAIN. Streams stay far below it by credit.
-        public var highWaterMark: Int32 = 256
-        /// Largest single frame accepted; a bigger one drops the connection (libzmq's ZMQ_MAXMSGSIZE).
-        /// libzmq checks the frame as sent, CURVE box included: the margin lets a 16 MiB file through.
-        public var maximumMessageSize: Int64 = (16 << 20) + (64 << 10)
-        /// Largest whole message (all frames together), counted while its frames are read: a bigger
-        /// one is discarded frame by frame and answered with `badRequest`.
+        /// Who a client's CURVE public key belongs to; nil refuses the connection in its handshake.
+        public var identify: @Sendable (_ publicKey: String) async -> Principal?
+        /// Messages waiting per connection each way: requests not yet taken (its reading pauses
+        /// until they are) and replies not yet written (sends report full). Streams stay far below
+        /// it by credit.
+        public var highWaterMark = 256
+        /// Largest single frame accepted; a bigger frame header closes the connection, before any
+        /// of the frame is read. The margin over 16 MiB lets a 16 MiB file through with its header.
+        public var maximumFrameBytes = (16 << 20) + (64 << 10)
+        /// Largest whole message (all frames together), counted from each frame as it is read: a
+        /// bigger one is opened frame by frame and dropped (never held whole) and answered `badRequest`.
         public var maximumMessageBytes = (16 << 20) + (1 << 20)
         /// Handlers running at once for all apps together before new app requests get `busy`.
         public var maximumConcurrentRequests = 512
@@ -26,9 +32,9 @@ public final class RouterServer: Sendable {
         public var maximumRequestsPerApp = 64
         /// Handlers running at once for the owner, and for each service: outside the apps' pool.
         public var maximumPrivilegedRequests = 128
-        /// Replies kept for a peer whose pipe is full (beyond libzmq's own high-water mark). Past
+        /// Replies kept for a peer with `highWaterMark` replies not yet written. Past
         /// it, or when nothing could be sent to it for `stalledPeerTimeout`, the peer is dropped:
-        /// its queued replies are discarded, its streams ended and its later requests ignored.
+        /// its queued replies are discarded, its streams ended and its connection closed.
         public var maximumQueuedReplies = 1024
         public var stalledPeerTimeout: Duration = .seconds(30)
         /// ZMTP heartbeats, so a peer that vanished without closing is noticed and released.
@@ -37,9 +43,10 @@ public final class RouterServer: Sendable {
         /// A stream that gets no credit for this long is dropped.
         public var streamIdleTimeout: Duration = .seconds(120)
 
-        public init(endpoint: String, keyPair: CurveKeyPair) {
+        public init(endpoint: String, keyPair: CurveKeyPair, identify: @escaping @Sendable (_ publicKey: String) async -> Principal?) {
             self.endpoint = endpoint
             self.keyPair = keyPair
+            self.identify = identify
         }
     }
 
@@ -55,7 +62,7 @@ public final class RouterServer: Sendable {
     private let streamCount = ActiveStreamCount()
     private let logger: Logger
 
-    /// Binds the endpoint (the ZAP handler must already be running) and starts serving with `handler`.
+    /// Binds the endpoint and starts serving with `handler`.
     public init(_ configuration: Configuration, logger: Logger, handler: @escaping Handler) throws {
         self.configuration = configuration
         self.logger = logger
@@ -68,17 +75,17 @@ public final class RouterServer: Sendable {
         let draining = self.draining
         let streamCount = self.streamCount
         try IOThread.start(name: "lightbox-router") { [self] ready in
-            let socket: Socket
+            let socket: CurveRouterSocket
             do {
-                socket = try Socket(type: ZMQ_ROUTER)
-                try socket.set(ZMQ_ROUTER_MANDATORY, 1)
-                try socket.set(ZMQ_SNDHWM, configuration.highWaterMark)
-                try socket.set(ZMQ_RCVHWM, configuration.highWaterMark)
-                try socket.set(ZMQ_MAXMSGSIZE, int64: configuration.maximumMessageSize)
-                try socket.setHeartbeats(interval: configuration.heartbeatInterval, timeout: configuration.heartbeatTimeout,
-                                         timeToLive: configuration.heartbeatTimeout)
-                try socket.makeCurveServer(configuration.keyPair, domain: ZAPHandler.domain)
-                try socket.bind(configuration.endpoint)
+                let limits = CurveRouterSocket.Limits(
+                    frameBytes: configuration.maximumFrameBytes, messageBytes: configuration.maximumMessageBytes,
+                    queuedMessages: configuration.highWaterMark, heartbeatInterval: configuration.heartbeatInterval,
+                    heartbeatTimeout: configuration.heartbeatTimeout)
+                socket = try CurveRouterSocket(endpoint: configuration.endpoint, keyPair: configuration.keyPair, limits: limits,
+                                               identify: configuration.identify, wakeup: outbox.wakeup, logger: logger) { peer in
+                    // Watches and streams of a closed connection are released at once.
+                    outbox.peers.markGone(peer)
+                }
             } catch {
                 ready(error)
                 return
@@ -87,7 +94,6 @@ public final class RouterServer: Sendable {
             var loop = RouterLoop(socket: socket, outbox: outbox, configuration: configuration, logger: logger,
                                   inFlight: inFlight, handlers: handlers, draining: draining, streamCount: streamCount, handler: handler)
             loop.run(until: stopped)
-            socket.close()
             self.markFinished()
         }
     }
@@ -150,7 +156,7 @@ struct PeerQueue {
 
 /// The state the I/O thread owns: the socket, running streams, and per-peer sends waiting for room.
 private struct RouterLoop {
-    let socket: Socket
+    let socket: CurveRouterSocket
     let outbox: ServerOutbox
     let configuration: RouterServer.Configuration
     let logger: Logger
@@ -163,7 +169,7 @@ private struct RouterLoop {
     /// Replies that met a full pipe (EAGAIN), per peer, retried in order; other peers never wait on them.
     var queues: [Data: PeerQueue] = [:]
 
-    init(socket: Socket, outbox: ServerOutbox, configuration: RouterServer.Configuration, logger: Logger,
+    init(socket: CurveRouterSocket, outbox: ServerOutbox, configuration: RouterServer.Configuration, logger: Logger,
          inFlight: RequestAllowance, handlers: RunningHandlers, draining: Flag, streamCount: ActiveStreamCount,
          handler: @escaping RouterServer.Handler) {
         self.socket = socket
@@ -179,20 +185,18 @@ private struct RouterLoop {
 
     mutating func run(until stopped: Flag) {
         while !stopped.isSet {
-            let hasWork = streams.values.contains { $0.canSend && queues[$0.key.peer] == nil }
-            // A waiting queue is retried every few milliseconds (a ROUTER always polls writable).
+            let hasWork = socket.hasMessages || streams.values.contains { $0.canSend && queues[$0.key.peer] == nil }
+            // A waiting queue is retried every few milliseconds.
             let timeout = hasWork ? 0 : (queues.isEmpty ? 1000 : 10)
-            var items = [
-                zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN),
-                .fd(outbox.wakeup.readFD),
-            ]
+            var items = [zmq_pollitem_t.fd(outbox.wakeup.readFD)]
             do {
                 try poll(&items, timeoutMilliseconds: timeout)
-                if items[1].isReadable { outbox.wakeup.drain() }
+                if items[0].isReadable { outbox.wakeup.drain() }
+                socket.wakeupHandled()
                 for command in outbox.takeAll() { perform(command) }
                 // Bounded so a flood of requests cannot starve streams and replies.
                 for _ in 0..<256 {
-                    guard let message = try socket.receive(byteLimit: configuration.maximumMessageBytes) else { break }
+                    guard let message = socket.takeMessage() else { break }
                     dispatch(message)
                 }
                 flushQueues()
@@ -208,7 +212,7 @@ private struct RouterLoop {
         // the socket gets a moment to write them: a bounded linger instead of none.
         for command in outbox.takeAll() { perform(command) }
         flushQueues()
-        try? socket.set(ZMQ_LINGER, 250)
+        socket.close(linger: .milliseconds(250))
         for stream in streams.values { stream.finish(.abandoned) }
     }
 
@@ -341,20 +345,15 @@ private struct RouterLoop {
             }
             return true
         }
-        do {
-            switch try socket.deliver(frames) {
-            case .sent:
-                return true
-            case .full:
-                queues[peer] = PeerQueue(messages: [frames])
-                return true
-            case .unreachable:
-                peerGone(peer)
-                return false
-            }
-        } catch {
-            logger.debug("dropped a reply", metadata: ["error": "\(error)"])
+        switch socket.deliver(frames) {
+        case .sent:
             return true
+        case .full:
+            queues[peer] = PeerQueue(messages: [frames])
+            return true
+        case .unreachable:
+            peerGone(peer)
+            return false
         }
     }
 
@@ -363,17 +362,13 @@ private struct RouterLoop {
             guard var queue = queues[peer] else { continue }
             var sent = 0
             sending: while let frames = queue.messages.first {
-                do {
-                    switch try socket.deliver(frames) {
-                    case .sent: sent += 1
-                    case .full: break sending
-                    case .unreachable:
-                        peerGone(peer)
-                        queues[peer] = nil
-                        break sending
-                    }
-                } catch {
-                    logger.debug("dropped a queued reply", metadata: ["error": "\(error)"])
+                switch socket.deliver(frames) {
+                case .sent: sent += 1
+                case .full: break sending
+                case .unreachable:
+                    peerGone(peer)
+                    queues[peer] = nil
+                    break sending
                 }
                 queue.messages.removeFirst()
             }
@@ -392,16 +387,17 @@ private struct RouterLoop {
     }
 
     /// Gives up on a peer that does not read: its queued replies are discarded, its streams ended,
-    /// and its later requests ignored (a client that reconnects gets a new connection).
+    /// and its connection closed (a client that reconnects gets a new connection).
     mutating func drop(_ peer: Data, because reason: String) {
         let queued = queues.removeValue(forKey: peer)?.messages.count ?? 0
         outbox.peers.markGone(peer)
+        socket.disconnect(peer)
         let ended = endStreams(of: peer)
         logger.warning("dropped a peer that stopped reading", metadata: [
             "peer": "\(Self.hex(peer))", "reason": "\(reason)", "discardedReplies": "\(queued)", "endedStreams": "\(ended)"])
     }
 
-    /// The ROUTER no longer knows this peer (it disconnected, or its heartbeats stopped).
+    /// This peer's connection is closed (it disconnected, or its heartbeats stopped).
     mutating func peerGone(_ peer: Data) {
         queues[peer] = nil
         outbox.peers.markGone(peer)

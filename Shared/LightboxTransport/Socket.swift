@@ -1,19 +1,6 @@
 import CZeroMQ
 import Foundation
 
-/// One multipart message as received, with the ZAP `User-Id` of the connection it came from.
-struct ReceivedMessage {
-    var frames: [Data]
-    var userID: String?
-    /// Bytes of every frame together, counted also for frames dropped past the limit.
-    var totalBytes = 0
-    /// Frames in the message, counted also for frames dropped past the limit.
-    var frameCount = 0
-    /// True when the frames together passed the receiver's limit: frames after the first two
-    /// (routing id and header, when they fit) were read and discarded, never kept.
-    var isOversized = false
-}
-
 /// A libzmq socket. Not Sendable: it is created, used and closed on one I/O thread.
 final class Socket {
     let handle: UnsafeMutableRawPointer
@@ -118,36 +105,25 @@ final class Socket {
         try set(ZMQ_HEARTBEAT_TTL, min(milliseconds(timeToLive), 6_553_000))
     }
 
-    /// Receives one whole message, or nil when none is waiting. Frames are counted as they are read:
-    /// once they pass `byteLimit` together, the rest are discarded unread by us (never copied).
-    func receive(byteLimit: Int = .max) throws -> ReceivedMessage? {
+    /// Receives one whole message, or nil when none is waiting.
+    func receive() throws -> ReceivedMessage? {
         var message = ReceivedMessage(frames: [], userID: nil)
         var message_t = zmq_msg_t()
         zmq_msg_init(&message_t)
         defer { zmq_msg_close(&message_t) }
-        var received = 0
         while true {
-            let flags = received == 0 ? ZMQ_DONTWAIT : 0
+            let flags = message.frames.isEmpty ? ZMQ_DONTWAIT : 0
             let rc = zmq_msg_recv(&message_t, handle, flags)
             if rc < 0 {
                 let error = zmq_errno()
                 if error == EINTR { continue }
-                if error == EAGAIN, received == 0 { return nil }
+                if error == EAGAIN, message.frames.isEmpty { return nil }
                 throw TransportError.zmq("zmq_msg_recv")
             }
-            received += 1
-            message.frameCount = received
             let size = zmq_msg_size(&message_t)
+            message.frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(&message_t), count: size))
+            message.frameCount += 1
             message.totalBytes += size
-            if message.totalBytes > byteLimit { message.isOversized = true }
-            // The routing id and header are kept (when they fit) so the refusal can be addressed.
-            if !message.isOversized || (message.frames.count < 2 && message.totalBytes <= 1 << 20) {
-                message.frames.append(size == 0 ? Data() : Data(bytes: zmq_msg_data(&message_t), count: size))
-            }
-            // A ROUTER's routing-id frame is made locally and has no metadata: look at every frame.
-            if message.userID == nil, let userID = zmq_msg_gets(&message_t, "User-Id") {
-                message.userID = String(cString: userID)
-            }
             if zmq_msg_more(&message_t) == 0 { return message }
         }
     }

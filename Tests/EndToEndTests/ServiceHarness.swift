@@ -236,6 +236,12 @@ final class ServiceHarness: @unchecked Sendable {
         ProcessMemory.peakResidentBytes(of: process.processIdentifier) ?? 0
     }
 
+    /// Starts the process's peak resident memory again from what it uses now (Linux's clear_refs 5),
+    /// so a later peak shows what happened since, not what start-up took.
+    func resetPeakMemory(of process: Process) throws {
+        try Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(process.processIdentifier)/clear_refs"))
+    }
+
     /// SIGTERM to both; returns their exit statuses (0 = a clean stop).
     @discardableResult
     func stop() -> (auth: Int32, picker: Int32) {

@@ -24,7 +24,7 @@ import Testing
     func start(_ adjust: (inout RouterServer.Configuration) -> Void = { _ in }) throws -> Running {
         let endpoint = TestBus.endpoint()
         let serverKeys = try TestBus.makeKeyPair(as: nil)
-        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys)
+        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys, identify: TestBus.identify)
         adjust(&configuration)
         let kept = Kept()
         let server = try RouterServer(configuration, logger: Logger(label: "test.fair")) { request, responder in
@@ -170,5 +170,44 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(!responder.isConnected)
+    }
+
+    @Test func aPeerWhoseLinkGoesSilentIsDroppedByHeartbeats() async throws {
+        let running = try start { configuration in
+            configuration.heartbeatInterval = .milliseconds(200)
+            configuration.heartbeatTimeout = .milliseconds(600)
+        }
+        defer { running.server.stop() }
+        let link = try SilentLinkProxy(to: running.endpoint)
+        defer { link.stop() }
+        let keys = try TestBus.makeKeyPair(as: .app("partitioned"))
+        let app = try DealerConnection(RouterServer.clientConfiguration(endpoint: link.endpoint, serverKey: running.serverKey, keyPair: keys))
+        defer { app.close() }
+        _ = app.send(.watch, Empty(), timeout: .seconds(60))
+        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        let watch = try #require(running.kept.withLock { $0.first })
+        try await Task.sleep(for: .seconds(1))
+        // Pings were answered (through the link) for longer than the timeout: still connected.
+        #expect(watch.isConnected)
+        link.goSilent()
+        // Nothing is sent to the watch: only the heartbeats can notice the silence.
+        for _ in 0..<100 where watch.isConnected { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!watch.isConnected)
+    }
+
+    @Test func aFrameOverTheLimitClosesTheConnectionBeforeItIsRead() async throws {
+        let running = try start { $0.maximumFrameBytes = 1 << 20 }
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("bigframe"), timeout: .seconds(3))
+        _ = app.send(.watch, Empty(), timeout: .seconds(60))
+        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        let watch = try #require(running.kept.withLock { $0.first })
+        do {
+            for try await _ in app.send(.whoami, Empty(), attachments: [Data(count: 2 << 20)]) {}
+            Issue.record("a frame over the limit must get no answer")
+        } catch {}
+        // The connection that carried it was closed (its watch with it); the client connects again.
+        #expect(!watch.isConnected)
+        #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:bigframe")
     }
 }

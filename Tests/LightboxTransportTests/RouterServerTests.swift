@@ -1,23 +1,22 @@
+import CZeroMQ
 import Foundation
 import LightboxProtocol
-import LightboxTransport
+@testable import LightboxTransport
 import Logging
 import Synchronization
 import Testing
 
-/// One ZAP handler per process (it binds a fixed inproc endpoint), shared by every test here.
+/// The keys the tests' servers know, shared by every test here.
 enum TestBus {
     static let principals = Mutex<[String: Principal]>([:])
-    static let zap: ZAPHandler = try! ZAPHandler(resolver: { key in principals.withLock { $0[key] } }, logger: Logger(label: "test.zap"))
+    static let identify: @Sendable (String) async -> Principal? = { key in principals.withLock { $0[key] } }
 
     static func makeKeyPair(as principal: Principal?) throws -> CurveKeyPair {
-        _ = zap
         let keyPair = try CurveKeyPair.generate()
         if let principal { principals.withLock { $0[keyPair.publicKey] = principal } }
         return keyPair
     }
 
-    /// ipc, not inproc: libzmq runs no security handshake on inproc, so no key, no principal.
     static func endpoint() -> String { "ipc:///tmp/lbt-\(UUID().uuidString.prefix(12)).sock" }
 }
 
@@ -55,7 +54,7 @@ extension RouterServer {
     func start(streamBytes: Int = 0, streamIdleTimeout: Duration = .seconds(120)) throws -> Running {
         let endpoint = TestBus.endpoint()
         let serverKeys = try TestBus.makeKeyPair(as: nil)
-        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys)
+        var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys, identify: TestBus.identify)
         configuration.streamIdleTimeout = streamIdleTimeout
         let server = try RouterServer(configuration, logger: Logger(label: "test.server")) { request, responder in
             switch request.op {
@@ -96,6 +95,47 @@ extension RouterServer {
         } catch let error as LightboxError {
             #expect(error.code == .timeout)
         }
+    }
+
+    @Test func aClientWithoutCurveOrWithAnotherServerKeyGetsNothing() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let keys = try TestBus.makeKeyPair(as: .app("known"))
+        let wrongServer = try DealerConnection(RouterServer.clientConfiguration(
+            endpoint: running.endpoint, serverKey: try CurveKeyPair.generate().publicKey, keyPair: keys, timeout: .milliseconds(700)))
+        await #expect(throws: LightboxError.self) { _ = try await wrongServer.request(.whoami, Empty(), as: ServiceIdentity.self) }
+        // A plain (NULL mechanism) DEALER: the greeting is refused.
+        let plain = try Socket(type: ZMQ_DEALER)
+        defer { plain.close() }
+        try plain.connect(running.endpoint)
+        _ = try plain.send([try WireCoding.encode(RequestEnvelope(id: "plain", op: .whoami, body: Empty()))])
+        try await Task.sleep(for: .milliseconds(700))
+        #expect(try plain.receive() == nil)
+        // The same key with the right server key is served.
+        let app = try connect(running, as: .app("known"))
+        #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:known")
+    }
+
+    @Test func bytesThatAreNotZMTPCloseTheConnection() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let fd = try SilentLinkProxy.unixSocket(String(running.endpoint.dropFirst("ipc://".count)), listen: false)
+        defer { close(fd) }
+        let request = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        _ = write(fd, request, request.count)
+        // The server's greeting may come first; then end of stream.
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var total = 0
+        var pollItem = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&pollItem, 1, 3000) > 0 {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            total += count
+        }
+        #expect(total <= ZMTPFrameReader.greetingSize)
+        #expect(read(fd, &buffer, buffer.count) == 0)
+        let app = try connect(running, as: .app("after"))
+        #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:after")
     }
 
     @Test func errorRepliesAreThrown() async throws {

@@ -1,0 +1,204 @@
+import Foundation
+import LightboxProtocol
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A ZMTP 3.1 ROUTER endpoint with CURVE, served by swift-nio instead of libzmq, so that limits
+/// hold before bytes are kept: libzmq gathers a whole multipart message before anyone sees it,
+/// however many frames it has. Clients are ordinary libzmq DEALER (or REQ) sockets.
+///
+/// Messages arrive in an inbox the router's I/O thread takes from (it is woken through `wakeup`);
+/// replies go out through `deliver`. Each connection has its own bounds both ways: a connection
+/// with `queuedMessages` waiting in the inbox is not read until they are taken, and one with as
+/// many replies not yet written reports `.full`, which only ever holds up that connection.
+final class CurveRouterSocket: Sendable {
+    typealias Identify = @Sendable (_ publicKey: String) async -> Principal?
+
+    struct Limits: Sendable {
+        /// Largest frame payload; a bigger frame header closes the connection.
+        var frameBytes: Int
+        /// Largest message, all frames together; past it frames are opened and dropped.
+        var messageBytes: Int
+        /// Messages waiting per connection, each way.
+        var queuedMessages: Int
+        var heartbeatInterval: Duration
+        var heartbeatTimeout: Duration
+        var handshakeTimeout: Duration = .seconds(30)
+    }
+
+    private struct Peer {
+        let connection: PeerConnection
+        var queued = 0
+        var isPaused = false
+    }
+
+    private struct State {
+        var inbox = CircularBuffer<ReceivedMessage>()
+        var peers: [Data: Peer] = [:]
+        var nextID: UInt32 = 1
+        var isWakeupPending = false
+    }
+
+    let limits: Limits
+    let logger: Logger
+    let identify: Identify
+    private let wakeup: WakeupPipe
+    private let onGone: @Sendable (Data) -> Void
+    private let state = Mutex(State())
+    private let listener = Mutex<(any Channel)?>(nil)
+
+    /// Binds `endpoint` (`tcp://host:port`, `tcp://*:port` or `ipc:///path`).
+    init(endpoint: String, keyPair: CurveKeyPair, limits: Limits, identify: @escaping Identify, wakeup: WakeupPipe,
+         logger: Logger, onGone: @escaping @Sendable (Data) -> Void) throws {
+        self.limits = limits
+        self.logger = logger
+        self.identify = identify
+        self.wakeup = wakeup
+        self.onGone = onGone
+        _ = try CurveServerHandshake(keyPair: keyPair)
+        let isTCP = endpoint.hasPrefix("tcp://")
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: isTCP ? 1 : 0)
+            .childChannelInitializer { [self] channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if isTCP { try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1) }
+                    try channel.pipeline.syncOperations.addHandler(
+                        CurveRouterConnection(socket: self, handshake: try CurveServerHandshake(keyPair: keyPair)))
+                }
+            }
+        let channel: any Channel
+        do {
+            if endpoint.hasPrefix("ipc://") {
+                channel = try bootstrap.bind(unixDomainSocketPath: String(endpoint.dropFirst(6)), cleanupExistingSocketFile: true).wait()
+            } else if isTCP, let colon = endpoint.lastIndex(of: ":"), let port = Int(endpoint[endpoint.index(after: colon)...]) {
+                var host = String(endpoint.dropFirst(6)[..<colon])
+                if host == "*" { host = "0.0.0.0" }
+                if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+                channel = try bootstrap.bind(host: host, port: port).wait()
+            } else {
+                throw TransportError(.socket, "cannot listen on \(endpoint): use tcp://HOST:PORT or ipc:///PATH")
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw TransportError(.socket, "cannot listen on \(endpoint): \(error)")
+        }
+        listener.withLock { $0 = channel }
+    }
+
+    // MARK: Called from connections (their event loops)
+
+    func register(_ channel: any Channel) -> PeerConnection {
+        state.withLock { state in
+            // Routing ids as libzmq makes them: a zero byte and a counter, never reused.
+            var id = Data([0])
+            withUnsafeBytes(of: state.nextID.bigEndian) { id.append(contentsOf: $0) }
+            state.nextID &+= 1
+            let connection = PeerConnection(id: id, channel: channel)
+            state.peers[id] = Peer(connection: connection)
+            return connection
+        }
+    }
+
+    func connectionClosed(_ connection: PeerConnection) {
+        state.withLock { _ = $0.peers.removeValue(forKey: connection.id) }
+        onGone(connection.id)
+        signal()
+    }
+
+    func receive(_ message: ReceivedMessage, from connection: PeerConnection) {
+        let shouldPause = state.withLock { state -> Bool in
+            state.inbox.append(message)
+            guard var peer = state.peers[connection.id] else { return false }
+            peer.queued += 1
+            let pause = !peer.isPaused && peer.queued >= limits.queuedMessages
+            if pause { peer.isPaused = true }
+            state.peers[connection.id] = peer
+            return pause
+        }
+        if shouldPause { connection.channel.setOption(.autoRead, value: false).whenFailure { _ in } }
+        signal()
+    }
+
+    private func signal() {
+        let isFirst = state.withLock { state -> Bool in
+            defer { state.isWakeupPending = true }
+            return !state.isWakeupPending
+        }
+        if isFirst { wakeup.signal() }
+    }
+
+    // MARK: Called from the router's I/O thread
+
+    /// Called after the wakeup pipe is drained, before taking messages.
+    func wakeupHandled() {
+        state.withLock { $0.isWakeupPending = false }
+    }
+
+    var hasMessages: Bool { state.withLock { !$0.inbox.isEmpty } }
+
+    func takeMessage() -> ReceivedMessage? {
+        let (message, resume) = state.withLock { state -> (ReceivedMessage?, (any Channel)?) in
+            guard let message = state.inbox.popFirst() else { return (nil, nil) }
+            guard let id = message.frames.first, var peer = state.peers[id] else { return (message, nil) }
+            peer.queued -= 1
+            var resume: (any Channel)?
+            if peer.isPaused, peer.queued <= limits.queuedMessages / 2 {
+                peer.isPaused = false
+                resume = peer.connection.channel
+            }
+            state.peers[id] = peer
+            return (message, resume)
+        }
+        resume?.setOption(.autoRead, value: true).whenFailure { _ in }
+        return message
+    }
+
+    /// Hands a reply (routing id first) to its connection without waiting.
+    func deliver(_ frames: [Data]) -> Socket.SendOutcome {
+        guard let id = frames.first, let connection = state.withLock({ $0.peers[id]?.connection }) else { return .unreachable }
+        guard connection.outstanding.load(ordering: .relaxed) < limits.queuedMessages else { return .full }
+        connection.outstanding.add(1, ordering: .relaxed)
+        connection.channel.writeAndFlush(OutgoingMessage(frames: frames.dropFirst())).whenComplete { _ in
+            connection.outstanding.subtract(1, ordering: .relaxed)
+        }
+        return .sent
+    }
+
+    /// Closes one connection (a peer that stopped reading); its client may connect again.
+    func disconnect(_ id: Data) {
+        state.withLock { $0.peers[id]?.connection.channel }?.close(promise: nil)
+    }
+
+    /// Stops listening and closes every connection, after up to `linger` for replies still being written.
+    func close(linger: Duration) {
+        let listening = listener.withLock { channel -> (any Channel)? in
+            defer { channel = nil }
+            return channel
+        }
+        try? listening?.close().wait()
+        let clock = ContinuousClock()
+        let deadline = clock.now + linger
+        func connections() -> [PeerConnection] { state.withLock { $0.peers.values.map(\.connection) } }
+        while clock.now < deadline, connections().contains(where: { $0.outstanding.load(ordering: .relaxed) > 0 }) {
+            Thread.sleep(forTimeInterval: 0.005)
+        }
+        for connection in connections() { try? connection.channel.close().wait() }
+    }
+}
+
+/// A connection past its handshake, known by its routing id.
+final class PeerConnection: Sendable {
+    let id: Data
+    let channel: any Channel
+    /// Replies handed to the channel and not yet written to the kernel.
+    let outstanding = Atomic<Int>(0)
+
+    init(id: Data, channel: any Channel) {
+        self.id = id
+        self.channel = channel
+    }
+}
