@@ -10,8 +10,9 @@ let package = Package(
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
         .executable(name: "lightbox-surface", targets: ["SurfaceServer"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
-        // For the fuzz package (Fuzz/), which builds the wire decoding and the media readers instrumented.
+        // For the fuzz package (Fuzz/), which builds the wire decoding, ZMTP reading and the media readers instrumented.
         .library(name: "LightboxProtocol", targets: ["LightboxProtocol"]),
+        .library(name: "LightboxTransport", targets: ["LightboxTransport"]),
         .library(name: "Media", targets: ["Media"]),
     ],
     dependencies: [

@@ -4,7 +4,8 @@ Usage: seeds.py <repository root> <work folder> <target>...
 Media targets get the sample files of their format (Samples/library, extra, malformed) plus the
 malformed ones; `exif` gets the EXIF blocks cut out of the JPEG samples; `strip` gets every
 image once per stripping mode (first byte). `wire` gets each golden JSON fixture once per body
-type (first byte). Each target's earlier findings (Tests/Fixtures/fuzz-regressions/<target>) are
+type (first byte). `zmtp` gets client openings as libzmq sends them (greeting, HELLO, INITIATE,
+MESSAGE frames; the boxes are random bytes). Each target's earlier findings (Tests/Fixtures/fuzz-regressions/<target>) are
 seeds too, so a fixed crash stays covered.
 """
 import pathlib
@@ -35,6 +36,33 @@ def exif_blocks(data: bytes):
         index += 2 + length
 
 
+def zmtp_openings():
+    """A libzmq client's first bytes: its greeting, then handshake commands and a message."""
+    import random
+    rng = random.Random(26)
+
+    def greeting(mechanism: bytes, minor: int = 1) -> bytes:
+        return b"\xff" + (1).to_bytes(8, "big") + b"\x7f" + bytes([3, minor]) + mechanism.ljust(20, b"\0") + b"\0" * 32
+
+    def frame(body: bytes, command: bool) -> bytes:
+        flags = 0x04 if command else 0
+        if len(body) > 255:
+            return bytes([flags | 0x02]) + len(body).to_bytes(8, "big") + body
+        return bytes([flags, len(body)]) + body
+
+    def noise(count: int) -> bytes:
+        return bytes(rng.randrange(256) for _ in range(count))
+
+    hello = frame(b"\x05HELLO\x01\x00" + b"\0" * 72 + noise(120), True)
+    metadata = b"\x0bSocket-Type\0\0\0\x06DEALER\x08Identity\0\0\0\0"
+    initiate = frame(b"\x08INITIATE" + noise(96 + 8 + 128) + metadata + noise(16), True)
+    message = frame(b"\x07MESSAGE" + (3).to_bytes(8, "big") + noise(40), False)
+    yield "curve-opening", greeting(b"CURVE") + hello + initiate + message
+    yield "curve-hello", greeting(b"CURVE", 0) + hello
+    yield "null-greeting", greeting(b"NULL") + frame(b"\x05READY" + metadata, True)
+    yield "metadata", greeting(b"CURVE") + metadata
+
+
 for target in targets:
     folder = work / "seeds" / target
     folder.mkdir(parents=True, exist_ok=True)
@@ -44,6 +72,9 @@ for target in targets:
             for choice in range(WIRE_CHOICES + 1):
                 seeds[f"{fixture.stem}-{choice}"] = bytes([choice]) + fixture.read_bytes()
         seeds["filter"] = bytes([WIRE_CHOICES]) + b"any(images,not(videos))"
+    elif target == "zmtp":
+        for name, opening in zmtp_openings():
+            seeds[name] = opening
     elif target == "exif":
         for path in samples:
             for number, block in enumerate(exif_blocks(path.read_bytes())):

@@ -17,8 +17,11 @@ struct BenchOpsCommand: AsyncParsableCommand {
         library, registers an app with full access and picks one photo for it. Then, in alternating \
         rounds, times service.ping, auth.status, library.fetchAssets (one identifier), library.query, \
         provider.describe, a cached image.request thumbnail and the owner's paged listing, each with 1 \
-        and with --concurrency clients, and a bare CURVE echo with the same number of clients. Prints \
-        the median over rounds of each p50, p99 and requests/s, and each p50's ratio to the echo's. \
+        and with --concurrency clients, and a bare CURVE echo with the same number of clients. The echo \
+        and the operations are timed the same way: bare blocking libzmq DEALERs, one thread each, \
+        sending ready-made request frames, so the ratio is what the service adds. Prints the median \
+        over rounds of each p50, p99 and requests/s, each p50's ratio to the echo's, and the p50 of the \
+        same operation through LightboxClient (its async DealerConnection), timed in the same rounds. \
         Last, service.ping from one client for --load-seconds alone, then again while another app keeps \
         --renders full-size image.request renderings of a large photo running (each at a size of its own, \
         so none comes from the cache): the p50 and p99 of both.
@@ -31,10 +34,30 @@ struct BenchOpsCommand: AsyncParsableCommand {
     @Option(help: "Full-size renderings running at once while service.ping is timed under load.") var renders = 8
     @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 10.0
 
-    /// One operation as the bench calls it: on one client's connections, once.
+    /// One operation as the bench calls it: on one client's connections, once; and as a bare
+    /// DEALER sends it (`bare`).
     struct Operation: Sendable {
         var name: String
+        var bare: BareRequest
         var call: @Sendable (Clients) async throws -> Void
+    }
+
+    /// A request as ready-made header frames, for a bare DEALER with the given key.
+    struct BareRequest: Sendable {
+        var endpoint: String
+        var serverKey: String
+        var keyPair: CurveKeyPair
+        /// `count` headers for client `client`, each with an id of its own.
+        var headers: @Sendable (_ client: Int, _ count: Int) throws -> [Data]
+
+        init<Body: Codable & Sendable>(_ op: OperationName, _ body: Body, endpoint: String, serverKey: String, keyPair: CurveKeyPair) {
+            self.endpoint = endpoint
+            self.serverKey = serverKey
+            self.keyPair = keyPair
+            headers = { client, count in
+                try (0..<count).map { try WireCoding.encode(RequestEnvelope(id: "bench-\(client)-\($0)-\(UUID().uuidString.prefix(8))", op: op, body: body)) }
+            }
+        }
     }
 
     /// One bench client's connections: as the app to both services, and as the owner to the picker.
@@ -81,19 +104,39 @@ struct BenchOpsCommand: AsyncParsableCommand {
         guard let token = try await picked.first?.itemProvider.descriptor.token else { throw ValidationError("the benchmark pick came back empty") }
 
         let identifier = asset.identifier
+        let pickerKey = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(30))
+        let authKey = try await directory.keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
+        func picker<Body: Codable & Sendable>(_ op: OperationName, _ body: Body, as keyPair: CurveKeyPair) -> BareRequest {
+            BareRequest(op, body, endpoint: directory.pickerEndpoint, serverKey: pickerKey, keyPair: keyPair)
+        }
+        let status = StatusRequest(level: .readWrite)
+        let fetch = FetchAssetsRequest(localIdentifiers: [identifier])
+        let query = AssetQuery(limit: 20)
+        let describe = TokenRequest(token: token)
+        let thumbnail = ImageRequest(asset: identifier, targetWidth: 128, targetHeight: 128, deliveryMode: .highQualityFormat)
+        let page = ListAssetsRequest(limit: 50)
         let operations = [
-            Operation(name: "service.ping") { _ = try await $0.picker.request(.ping, Empty(), as: ServiceIdentity.self) },
-            Operation(name: "auth.status") { _ = try await $0.auth.request(.authorizationStatus, StatusRequest(level: .readWrite), as: StatusResponse.self) },
-            Operation(name: "library.fetchAssets") {
-                _ = try await $0.picker.request(.fetchAssets, FetchAssetsRequest(localIdentifiers: [identifier]), as: FetchAssetsResponse.self)
+            Operation(name: "service.ping", bare: picker(.ping, Empty(), as: appKey)) {
+                _ = try await $0.picker.request(.ping, Empty(), as: ServiceIdentity.self)
             },
-            Operation(name: "library.query") { _ = try await $0.picker.request(.queryAssets, AssetQuery(limit: 20), as: FetchAssetsResponse.self) },
-            Operation(name: "provider.describe") { _ = try await $0.picker.request(.describe, TokenRequest(token: token), as: ProviderDescription.self) },
-            Operation(name: "image.request (cached)") {
-                let request = ImageRequest(asset: identifier, targetWidth: 128, targetHeight: 128, deliveryMode: .highQualityFormat)
-                for try await reply in $0.picker.send(.requestImage, request) where reply.status == .ok { break }
+            Operation(name: "auth.status", bare: BareRequest(.authorizationStatus, status, endpoint: directory.authEndpoint, serverKey: authKey, keyPair: appKey)) {
+                _ = try await $0.auth.request(.authorizationStatus, status, as: StatusResponse.self)
             },
-            Operation(name: "owner.assets (page)") { _ = try await $0.owner.assetPage(limit: 50) },
+            Operation(name: "library.fetchAssets", bare: picker(.fetchAssets, fetch, as: appKey)) {
+                _ = try await $0.picker.request(.fetchAssets, fetch, as: FetchAssetsResponse.self)
+            },
+            Operation(name: "library.query", bare: picker(.queryAssets, query, as: appKey)) {
+                _ = try await $0.picker.request(.queryAssets, query, as: FetchAssetsResponse.self)
+            },
+            Operation(name: "provider.describe", bare: picker(.describe, describe, as: appKey)) {
+                _ = try await $0.picker.request(.describe, describe, as: ProviderDescription.self)
+            },
+            Operation(name: "image.request (cached)", bare: picker(.requestImage, thumbnail, as: appKey)) {
+                for try await reply in $0.picker.send(.requestImage, thumbnail) where reply.status == .ok { break }
+            },
+            Operation(name: "owner.assets (page)", bare: picker(.listAssets, page, as: ownerKey)) {
+                _ = try await $0.owner.assetPage(limit: 50)
+            },
         ]
 
         let echoKeys = try CurveKeyPair.generate()
@@ -135,6 +178,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
                 bar.update(items: done, of: steps, current: "")
                 for operation in operations {
                     samples["\(operation.name)/\(width)", default: []].append(
+                        try await Self.measureBare(operation.bare, clients: width, requests: requests))
+                    samples["\(operation.name)/\(width)/client", default: []].append(
                         try await Self.measure(operation, on: clients[width]!, requests: requests))
                     done += 1
                     bar.update(items: done, of: steps, current: "")
@@ -143,7 +188,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
         }
 
         print("bench ops: \(rounds) rounds × \(requests) requests per client, CURVE, ipc; medians over rounds")
-        print("operation                  clients     p50 µs     p99 µs    req/s  p50/echo")
+        print("bare DEALERs for the echo and the operations alike; the last column is the same operation through LightboxClient")
+        print("operation                  clients     p50 µs     p99 µs    req/s  p50/echo  client p50 µs")
         for width in widths {
             let echoP50 = Self.median(samples["echo/\(width)"]!.map { $0.p50.microseconds })
             for name in ["echo"] + operations.map(\.name) {
@@ -151,8 +197,9 @@ struct BenchOpsCommand: AsyncParsableCommand {
                 let p50 = Self.median(list.map { $0.p50.microseconds })
                 let p99 = Self.median(list.map { $0.p99.microseconds })
                 let rate = Self.median(list.map(\.perSecond))
+                let client = samples["\(name)/\(width)/client"].map { String(format: "%14.0f", Self.median($0.map { $0.p50.microseconds })) } ?? ""
                 print(name.padding(toLength: 26, withPad: " ", startingAt: 0)
-                      + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50))
+                      + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50) + client)
             }
         }
 
@@ -256,6 +303,28 @@ struct BenchOpsCommand: AsyncParsableCommand {
                         times.append(ContinuousClock.now - begin)
                     }
                     return times
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        return sample(times, wall: ContinuousClock.now - start)
+    }
+
+    /// A service's operation from bare blocking DEALERs, each on a thread of its own, as the echo is timed.
+    static func measureBare(_ request: BareRequest, clients: Int, requests: Int) async throws -> Sample {
+        let headers = try (0..<clients).map { try request.headers($0, requests) }
+        let start = ContinuousClock.now
+        let times = try await withThrowingTaskGroup(of: [Duration].self) { group in
+            for client in 0..<clients {
+                let frames = headers[client]
+                group.addTask {
+                    try await withCheckedThrowingContinuation { continuation in
+                        Thread {
+                            continuation.resume(with: Result {
+                                try BareEcho.requests(endpoint: request.endpoint, serverKey: request.serverKey, keyPair: request.keyPair, headers: frames)
+                            })
+                        }.start()
+                    }
                 }
             }
             return try await group.reduce(into: []) { $0 += $1 }

@@ -12,13 +12,18 @@ let mediaTargets: [(String, String)] = [
     ("fuzz-heif", "FuzzHeif"), ("fuzz-movie", "FuzzMovie"), ("fuzz-exif", "FuzzExif"), ("fuzz-strip", "FuzzStrip"),
 ]
 
-var products: [Product] = [.executable(name: "fuzz-wire", targets: ["FuzzWire"])]
+var products: [Product] = [.executable(name: "fuzz-wire", targets: ["FuzzWire"]), .executable(name: "fuzz-zmtp", targets: ["FuzzZMTP"])]
 var targets: [Target] = [
     .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
     .executableTarget(
         name: "FuzzWire",
         dependencies: ["FuzzDriver", .product(name: "LightboxProtocol", package: root)],
         path: "Sources/FuzzWire"
+    ),
+    .executableTarget(
+        name: "FuzzZMTP",
+        dependencies: ["FuzzDriver", .product(name: "LightboxTransport", package: root)],
+        path: "Sources/FuzzZMTP"
     ),
 ]
 for (product, target) in mediaTargets {

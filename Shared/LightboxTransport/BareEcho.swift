@@ -20,20 +20,43 @@ public enum BareEcho {
     /// Sends `count` messages of `payload` one after another, each waiting for its echo, on the
     /// calling thread; returns each round trip's time.
     public static func roundTrips(endpoint: String, serverKey: String, count: Int, payload: Data) throws -> [Duration] {
+        try roundTrips(endpoint: endpoint, serverKey: serverKey, keyPair: try CurveKeyPair.generate(),
+                       messages: Array(repeating: payload, count: count)) { _ in true }
+    }
+
+    /// The same bare DEALER sending Lightbox requests (each a ready-made header frame) to a service
+    /// as `keyPair`, each waiting for its final reply: the service's own cost, with no client library
+    /// between, measured exactly as the echo is. An `error` reply throws.
+    public static func requests(endpoint: String, serverKey: String, keyPair: CurveKeyPair, headers: [Data]) throws -> [Duration] {
+        let ok = Data(#""status":"ok""#.utf8)
+        let error = Data(#""status":"error""#.utf8)
+        return try roundTrips(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair, messages: headers) { header in
+            if header.firstRange(of: ok) != nil { return true }
+            if header.firstRange(of: error) != nil {
+                throw TransportError(.socket, "the service refused a bench request: \(String(decoding: header, as: UTF8.self))")
+            }
+            return false
+        }
+    }
+
+    private static func roundTrips(endpoint: String, serverKey: String, keyPair: CurveKeyPair, messages: [Data],
+                                   isFinal: (Data) throws -> Bool) throws -> [Duration] {
         let socket = try Socket(type: ZMQ_DEALER)
-        try socket.makeCurveClient(try CurveKeyPair.generate(), serverKey: serverKey)
+        try socket.makeCurveClient(keyPair, serverKey: serverKey)
         try socket.connect(endpoint)
         var times: [Duration] = []
-        times.reserveCapacity(count)
+        times.reserveCapacity(messages.count)
         let clock = ContinuousClock()
-        for _ in 0..<count {
+        for message in messages {
             let start = clock.now
-            guard try socket.send([payload]) else { throw TransportError(.socket, "the echo server's pipe is full") }
-            while true {
+            guard try socket.send([message]) else { throw TransportError(.socket, "the server's pipe is full") }
+            waiting: while true {
                 var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
                 try poll(&items, timeoutMilliseconds: 10_000)
-                guard items[0].isReadable else { throw TransportError(.socket, "the echo server did not answer in 10 s") }
-                if try socket.receive() != nil { break }
+                guard items[0].isReadable else { throw TransportError(.socket, "the server did not answer in 10 s") }
+                while let reply = try socket.receive() {
+                    if try isFinal(reply.frames.first ?? Data()) { break waiting }
+                }
             }
             times.append(clock.now - start)
         }

@@ -18,7 +18,7 @@ import Testing
     func foldersNameTargets() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path)
             .filter { !$0.hasSuffix(".md") }
-        let known = Set(MediaFuzzEntry.Target.allCases.map(\.rawValue) + ["wire"])
+        let known = Set(MediaFuzzEntry.Target.allCases.map(\.rawValue) + ["wire", "zmtp"])
         #expect(names.filter { !known.contains($0) } == [], "a folder the tests would never replay")
     }
 
