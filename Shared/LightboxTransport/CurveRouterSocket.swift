@@ -9,10 +9,12 @@ import Synchronization
 /// hold before bytes are kept: libzmq gathers a whole multipart message before anyone sees it,
 /// however many frames it has. Clients are ordinary libzmq DEALER (or REQ) sockets.
 ///
-/// Messages arrive in an inbox the router's I/O thread takes from (it is woken through `wakeup`);
-/// replies go out through `deliver`. Each connection has its own bounds both ways: a connection
-/// with `queuedMessages` waiting in the inbox is not read until they are taken, and one with as
-/// many replies not yet written reports `.full`, which only ever holds up that connection.
+/// Each whole message goes to `intake` on its connection's event loop (which starts its handler);
+/// what the intake hands back (stream control) waits in an inbox for the router's I/O thread (woken
+/// through `wakeup`). Replies go out through `deliverDirectly` from any thread, or `deliver` from
+/// the I/O thread. Each connection has its own bounds both ways: a connection with
+/// `queuedMessages` waiting in the inbox is not read until they are taken, and one with as many
+/// replies not yet written reports `.full`, which only ever holds up that connection.
 final class CurveRouterSocket: Sendable {
     typealias Identify = @Sendable (_ publicKey: String) async -> Principal?
 
@@ -32,10 +34,14 @@ final class CurveRouterSocket: Sendable {
         let connection: PeerConnection
         var queued = 0
         var isPaused = false
+        /// Replies of this peer handed to the I/O thread and not yet taken up by it.
+        var routed = 0
+        /// The I/O thread holds replies this peer's connection had no room for.
+        var isBackedUp = false
     }
 
     private struct State {
-        var inbox = CircularBuffer<ReceivedMessage>()
+        var inbox = CircularBuffer<IncomingRequest>()
         var peers: [Data: Peer] = [:]
         var nextID: UInt32 = 1
         var isWakeupPending = false
@@ -44,17 +50,19 @@ final class CurveRouterSocket: Sendable {
     let limits: Limits
     let logger: Logger
     let identify: Identify
+    private let intake: RequestIntake
     private let wakeup: WakeupPipe
     private let onGone: @Sendable (Data) -> Void
     private let state = Mutex(State())
     private let listener = Mutex<(any Channel)?>(nil)
 
     /// Binds `endpoint` (`tcp://host:port`, `tcp://*:port` or `ipc:///path`).
-    init(endpoint: String, keyPair: CurveKeyPair, limits: Limits, identify: @escaping Identify, wakeup: WakeupPipe,
-         logger: Logger, onGone: @escaping @Sendable (Data) -> Void) throws {
+    init(endpoint: String, keyPair: CurveKeyPair, limits: Limits, identify: @escaping Identify, intake: RequestIntake,
+         wakeup: WakeupPipe, logger: Logger, onGone: @escaping @Sendable (Data) -> Void) throws {
         self.limits = limits
         self.logger = logger
         self.identify = identify
+        self.intake = intake
         self.wakeup = wakeup
         self.onGone = onGone
         _ = try CurveServerHandshake(keyPair: keyPair)
@@ -110,8 +118,9 @@ final class CurveRouterSocket: Sendable {
     }
 
     func receive(_ message: ReceivedMessage, from connection: PeerConnection) {
+        guard let request = intake.take(message) else { return }
         let shouldPause = state.withLock { state -> Bool in
-            state.inbox.append(message)
+            state.inbox.append(request)
             guard var peer = state.peers[connection.id] else { return false }
             peer.queued += 1
             let pause = !peer.isPaused && peer.queued >= limits.queuedMessages
@@ -140,32 +149,73 @@ final class CurveRouterSocket: Sendable {
 
     var hasMessages: Bool { state.withLock { !$0.inbox.isEmpty } }
 
-    func takeMessage() -> ReceivedMessage? {
-        let (message, resume) = state.withLock { state -> (ReceivedMessage?, (any Channel)?) in
+    func takeRequest() -> IncomingRequest? {
+        let (message, resume) = state.withLock { state -> (IncomingRequest?, (any Channel)?) in
             guard let message = state.inbox.popFirst() else { return (nil, nil) }
-            guard let id = message.frames.first, var peer = state.peers[id] else { return (message, nil) }
+            guard var peer = state.peers[message.peer] else { return (message, nil) }
             peer.queued -= 1
             var resume: (any Channel)?
             if peer.isPaused, peer.queued <= limits.queuedMessages / 2 {
                 peer.isPaused = false
                 resume = peer.connection.channel
             }
-            state.peers[id] = peer
+            state.peers[message.peer] = peer
             return (message, resume)
         }
         resume?.setOption(.autoRead, value: true).whenFailure { _ in }
         return message
     }
 
-    /// Hands a reply (routing id first) to its connection without waiting.
+    /// Hands a reply (routing id first) to its connection without waiting, from a handler's thread,
+    /// when nothing of that peer waits on the I/O thread and its connection has room. Otherwise
+    /// returns false, and the caller hands the reply to the I/O thread, which sends it in order.
+    func deliverDirectly(_ frames: [Data]) -> Bool {
+        guard let id = frames.first else { return true }
+        let connection = state.withLock { state -> PeerConnection? in
+            guard var peer = state.peers[id] else { return nil }
+            if peer.routed == 0, !peer.isBackedUp, peer.connection.outstanding.load(ordering: .relaxed) < limits.queuedMessages {
+                return peer.connection
+            }
+            peer.routed += 1
+            state.peers[id] = peer
+            return nil
+        }
+        guard let connection else { return false }
+        write(frames, to: connection)
+        return true
+    }
+
+    /// The I/O thread took up a reply `deliverDirectly` handed over (it sent or queued it).
+    func routedReplyTaken(_ id: Data) {
+        state.withLock { state in
+            guard var peer = state.peers[id], peer.routed > 0 else { return }
+            peer.routed -= 1
+            state.peers[id] = peer
+        }
+    }
+
+    /// Whether the I/O thread holds replies for this peer; while it does, every reply goes through it.
+    func setBackedUp(_ id: Data, _ isBackedUp: Bool) {
+        state.withLock { state in
+            guard var peer = state.peers[id] else { return }
+            peer.isBackedUp = isBackedUp
+            state.peers[id] = peer
+        }
+    }
+
+    /// Hands a reply (routing id first) to its connection without waiting, from the I/O thread.
     func deliver(_ frames: [Data]) -> Socket.SendOutcome {
         guard let id = frames.first, let connection = state.withLock({ $0.peers[id]?.connection }) else { return .unreachable }
         guard connection.outstanding.load(ordering: .relaxed) < limits.queuedMessages else { return .full }
+        write(frames, to: connection)
+        return .sent
+    }
+
+    private func write(_ frames: [Data], to connection: PeerConnection) {
         connection.outstanding.add(1, ordering: .relaxed)
         connection.channel.writeAndFlush(OutgoingMessage(frames: frames.dropFirst())).whenComplete { _ in
             connection.outstanding.subtract(1, ordering: .relaxed)
         }
-        return .sent
     }
 
     /// Closes one connection (a peer that stopped reading); its client may connect again.

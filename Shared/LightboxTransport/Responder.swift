@@ -28,12 +28,26 @@ struct StreamStart: Sendable {
     var onFinish: @Sendable (StreamOutcome) -> Void
 }
 
-/// The queue from handler tasks to the server's I/O thread.
+/// The way from handler tasks to the connections: a reply goes straight to its connection when
+/// nothing of that peer waits on the server's I/O thread, and otherwise queues behind it there, so
+/// one request's replies never overtake each other. Streams always start on the I/O thread.
 final class ServerOutbox: Sendable {
     let wakeup = WakeupPipe()
     /// Connections known to be gone, shared with the handlers' responders.
     let peers = PeerTracker()
     private let commands = Mutex<[ServerCommand]>([])
+    private let socket = Mutex<CurveRouterSocket?>(nil)
+
+    /// The endpoint replies may go to directly, once it is bound.
+    func attach(_ socket: CurveRouterSocket) {
+        self.socket.withLock { $0 = socket }
+    }
+
+    func send(_ frames: [Data]) {
+        guard let peer = frames.first else { return }
+        if let socket = socket.withLock({ $0 }), socket.deliverDirectly(frames) { return }
+        enqueue(.send(peer: peer, frames: frames))
+    }
 
     func enqueue(_ command: ServerCommand) {
         commands.withLock { $0.append(command) }
@@ -78,7 +92,7 @@ public struct Responder: Sendable {
     public func send<Body: Codable & Sendable>(_ status: ReplyStatus, _ body: Body, attachments: [Data] = []) {
         let envelope = ReplyEnvelope(id: requestID, status: status, body: body)
         guard let header = try? WireCoding.encode(envelope) else { return }
-        outbox.enqueue(.send(peer: peer, frames: [peer, header] + attachments))
+        outbox.send([peer, header] + attachments)
     }
 
     /// Streams `source` as `chunk` replies under the client's credit, then ends with an `ok` carrying

@@ -76,23 +76,25 @@ public final class RouterServer: Sendable {
         let streamCount = self.streamCount
         try IOThread.start(name: "lightbox-router") { [self] ready in
             let socket: CurveRouterSocket
+            let intake = RequestIntake(maximumMessageBytes: configuration.maximumMessageBytes, logger: logger, outbox: outbox,
+                                       inFlight: inFlight, handlers: handlers, draining: draining, handler: handler)
             do {
                 let limits = CurveRouterSocket.Limits(
                     frameBytes: configuration.maximumFrameBytes, messageBytes: configuration.maximumMessageBytes,
                     queuedMessages: configuration.highWaterMark, heartbeatInterval: configuration.heartbeatInterval,
                     heartbeatTimeout: configuration.heartbeatTimeout)
                 socket = try CurveRouterSocket(endpoint: configuration.endpoint, keyPair: configuration.keyPair, limits: limits,
-                                               identify: configuration.identify, wakeup: outbox.wakeup, logger: logger) { peer in
+                                               identify: configuration.identify, intake: intake, wakeup: outbox.wakeup, logger: logger) { peer in
                     // Watches and streams of a closed connection are released at once.
                     outbox.peers.markGone(peer)
                 }
+                outbox.attach(socket)
             } catch {
                 ready(error)
                 return
             }
             ready(nil)
-            var loop = RouterLoop(socket: socket, outbox: outbox, configuration: configuration, logger: logger,
-                                  inFlight: inFlight, handlers: handlers, draining: draining, streamCount: streamCount, handler: handler)
+            var loop = RouterLoop(socket: socket, outbox: outbox, configuration: configuration, logger: logger, streamCount: streamCount)
             loop.run(until: stopped)
             self.markFinished()
         }
@@ -160,27 +162,18 @@ private struct RouterLoop {
     let outbox: ServerOutbox
     let configuration: RouterServer.Configuration
     let logger: Logger
-    let inFlight: RequestAllowance
-    let handlers: RunningHandlers
-    let draining: Flag
     let streamCount: ActiveStreamCount
-    let handler: RouterServer.Handler
     var streams: [StreamKey: OutgoingStream] = [:]
     /// Replies that met a full pipe (EAGAIN), per peer, retried in order; other peers never wait on them.
     var queues: [Data: PeerQueue] = [:]
 
     init(socket: CurveRouterSocket, outbox: ServerOutbox, configuration: RouterServer.Configuration, logger: Logger,
-         inFlight: RequestAllowance, handlers: RunningHandlers, draining: Flag, streamCount: ActiveStreamCount,
-         handler: @escaping RouterServer.Handler) {
+         streamCount: ActiveStreamCount) {
         self.socket = socket
         self.outbox = outbox
         self.configuration = configuration
         self.logger = logger
-        self.inFlight = inFlight
-        self.handlers = handlers
-        self.draining = draining
         self.streamCount = streamCount
-        self.handler = handler
     }
 
     mutating func run(until stopped: Flag) {
@@ -196,8 +189,11 @@ private struct RouterLoop {
                 for command in outbox.takeAll() { perform(command) }
                 // Bounded so a flood of requests cannot starve streams and replies.
                 for _ in 0..<256 {
-                    guard let message = socket.takeMessage() else { break }
-                    dispatch(message)
+                    guard let request = socket.takeRequest() else { break }
+                    switch request.op {
+                    case .streamCredit: grantCredit(peer: request.peer, request: request)
+                    default: cancelStream(peer: request.peer, request: request)
+                    }
                 }
                 flushQueues()
                 pumpStreams()
@@ -216,75 +212,7 @@ private struct RouterLoop {
         for stream in streams.values { stream.finish(.abandoned) }
     }
 
-    // MARK: Incoming
-
-    mutating func dispatch(_ message: ReceivedMessage) {
-        guard let peer = message.frames.first else { return }
-        // A peer dropped for not reading gets nothing more; its requests are not handled.
-        guard !outbox.peers.isGone(peer) else { return }
-        guard message.frames.count >= 2 else {
-            reply(peer: peer, id: "", error: LightboxError(.badRequest, "A request needs a JSON header frame; this message had none."))
-            return
-        }
-        let header = message.frames[1]
-        if message.isOversized {
-            let id = (try? WireCoding.decode(RequestHead.self, from: header))?.id ?? ""
-            reply(peer: peer, id: id, error: LightboxError(.badRequest, """
-                This message was \(message.totalBytes) bytes in \(message.frameCount - 1) frames; a request may carry at most \
-                \(configuration.maximumMessageBytes) bytes in all its frames together. It was discarded; send less per request.
-                """))
-            return
-        }
-        let head: RequestHead
-        do {
-            head = try WireCoding.decode(RequestHead.self, from: header)
-        } catch {
-            reply(peer: peer, id: "", error: LightboxError(.badRequest, "The header frame is not a JSON object with v, id, op and body (\(Self.describe(error)))."))
-            return
-        }
-        let id = head.id ?? ""
-        guard let version = head.v, version == protocolVersion else {
-            let said = head.v.map { "version \($0)" } ?? "no version"
-            reply(peer: peer, id: id, error: LightboxError(.unsupportedVersion, "The header says \(said); this service speaks version \(protocolVersion) (\"v\":\(protocolVersion))."))
-            return
-        }
-        guard let op = head.op, !id.isEmpty else {
-            reply(peer: peer, id: id, error: LightboxError(.badRequest, "The header needs a non-empty \"id\" and an \"op\"."))
-            return
-        }
-        guard let userID = message.userID, let principal = Principal(userId: userID) else {
-            reply(peer: peer, id: id, error: LightboxError(.notAuthorized, "This connection has no authenticated identity."))
-            return
-        }
-        let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
-                                      attachments: Array(message.frames.dropFirst(2)), peer: peer, logger: logger)
-        switch op {
-        case .streamCredit: grantCredit(peer: peer, request: request)
-        case .streamCancel: cancelStream(peer: peer, request: request)
-        default: startHandler(peer: peer, request: request)
-        }
-    }
-
-    func startHandler(peer: Data, request: IncomingRequest) {
-        let responder = Responder(outbox: outbox, peer: peer, requestID: request.id)
-        let principal = request.principal
-        if draining.isSet {
-            RequestMetrics.refused(code: .busy)
-            responder.fail(LightboxError(.busy, "This service is shutting down; try again when it is back."))
-            return
-        }
-        if let refusal = inFlight.enter(principal) {
-            RequestMetrics.refused(code: refusal.code)
-            responder.fail(refusal)
-            return
-        }
-        let handler = self.handler
-        let inFlight = self.inFlight
-        handlers.start {
-            await handler(request, responder)
-            inFlight.leave(principal)
-        }
-    }
+    // MARK: Stream control
 
     mutating func grantCredit(peer: Data, request: IncomingRequest) {
         guard let credit = try? request.body(StreamCredit.self) else { return }
@@ -306,8 +234,9 @@ private struct RouterLoop {
 
     mutating func perform(_ command: ServerCommand) {
         switch command {
-        case .send(_, let frames):
+        case .send(let peer, let frames):
             send(frames)
+            socket.routedReplyTaken(peer)
         case .startStream(let start):
             let stream = OutgoingStream(start)
             guard !outbox.peers.isGone(start.peer) else {
@@ -323,12 +252,6 @@ private struct RouterLoop {
             }
             streams[stream.key] = stream
         }
-    }
-
-    mutating func reply(peer: Data, id: String, error: LightboxError) {
-        logger.info("refused a request", metadata: ["code": "\(error.code)", "id": "\(id)"])
-        RequestMetrics.refused(code: error.code)
-        send([peer] + Self.header(id: id, status: .error, body: error))
     }
 
     /// Sends now, or queues behind this peer's earlier sends that met its full pipe. Returns false
@@ -375,6 +298,7 @@ private struct RouterLoop {
             guard queues[peer] != nil else { continue }
             if sent > 0 { queue.lastProgress = .now }
             queues[peer] = queue.messages.isEmpty ? nil : queue
+            if queue.messages.isEmpty { socket.setBackedUp(peer, false) }
         }
     }
 
@@ -454,11 +378,6 @@ private struct RouterLoop {
 
     static func header<Body: Codable & Sendable>(id: String, status: ReplyStatus, body: Body) -> [Data] {
         [(try? WireCoding.encode(ReplyEnvelope(id: id, status: status, body: body))) ?? Data("{}".utf8)]
-    }
-
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? DecodingError { return DecodingError.describe(error) }
-        return "\(error)"
     }
 
     static func hex(_ peer: Data) -> String {
