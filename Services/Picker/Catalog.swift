@@ -22,14 +22,19 @@ struct Catalog: Sendable {
     }
 
     func assets(_ identifiers: [String]) async throws -> [String: AssetRecord] {
-        try await database.read { db in
-            let records = try AssetRecord.filter(keys: identifiers).fetchAll(db)
-            return Dictionary(uniqueKeysWithValues: records.map { ($0.identifier, $0) })
+        // A cached statement: compiled once per reader connection, however many identifiers.
+        let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+        return try await database.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))")
+            let records = try AssetRecord.fetchAll(statement, arguments: [list])
+            return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
     }
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
-        try await database.read { db in try AssetRecord.fetchOne(db, key: identifier) }
+        try await database.read { db in
+            try AssetRecord.fetchOne(try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier = ?"), arguments: [identifier])
+        }
     }
 
     /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job).

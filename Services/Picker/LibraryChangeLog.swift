@@ -30,7 +30,7 @@ enum LibraryChangeLog {
     }
 
     static func latestToken(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM libraryChange") ?? 0
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
     }
 
     /// The entry as the app with `decision` may see it, or nil: assets only when authorized or in the

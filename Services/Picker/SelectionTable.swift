@@ -40,12 +40,12 @@ struct SelectionTable: Sendable {
     }
 
     static func version(of app: String, _ db: Database) throws -> Int64? {
-        try Int64.fetchOne(db, sql: "SELECT version FROM appSelectionVersion WHERE app = ?", arguments: [app])
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM appSelectionVersion WHERE app = ?"), arguments: [app])
     }
 
     /// How many assets `app`'s selection holds (0 when none is stored).
     static func size(of app: String, _ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT size FROM appSelectionVersion WHERE app = ?", arguments: [app]) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT size FROM appSelectionVersion WHERE app = ?"), arguments: [app]) ?? 0
     }
 
     /// Below this many assets a selection is read whole and sorted; above it, the library is walked
