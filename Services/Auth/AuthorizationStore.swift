@@ -38,7 +38,7 @@ public struct AuthorizationStore: Sendable {
     }
 
     static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
-        let rows = try Row.fetchAll(db, sql: "SELECT level, status FROM authorization WHERE app = ?", arguments: [app])
+        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT level, status FROM authorization WHERE app = ?"), arguments: [app])
         var statuses: [String: AuthorizationStatus] = [:]
         for row in rows { statuses[row["level"]] = AuthorizationStatus(rawValue: row["status"]) }
         let selection = !includingSelection ? [] :
