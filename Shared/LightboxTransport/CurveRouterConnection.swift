@@ -80,6 +80,11 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         } else {
             buffer.writeBuffer(&incoming)
         }
+        // Nothing but a handshake is read before READY; bytes that pile up meanwhile are not kept.
+        if phase != .ready, buffer.readableBytes > 64 << 10 {
+            close(context, because: "it sent \(buffer.readableBytes) bytes before its handshake ended")
+            return
+        }
         process(context)
     }
 
