@@ -4,10 +4,14 @@ import Foundation
 /// they are made once and reused. Two requests for the same derivative share one making of it.
 ///
 /// The folder holds at most `quota` bytes: when a new file takes it over, the least recently used
-/// files are removed until it fits again. Use is recorded in memory and as each file's access time
-/// (set explicitly, whatever the mount's atime policy), so the order survives a restart; the
-/// modification time stays the time the file was made. A file in use (inside `withFile`) is never
-/// removed, so the folder can be over its quota by the files being read at that moment.
+/// files are removed until it is back under nine tenths of it (so that a scan frees room for many
+/// more files). Use is recorded on disk only, as each file's access time, set explicitly to a
+/// strictly increasing stamp (whatever the mount's atime policy or its clock's granularity); the
+/// modification time stays the time the file was made. Nothing per file is kept in memory: a
+/// library of a million assets has a million thumbnails, and an index of them cost the picker
+/// ~300 bytes each (bench scale, 1,000,000 assets: 410 MiB peak). Eviction scans the folder on the
+/// pool instead. A file in use (inside `withFile`) is never removed, so the folder can be over its
+/// quota by the files being read at that moment.
 ///
 /// Every derivative is made on `pool`, never on a cooperative thread, except transcodes, which run
 /// as child processes under their own budget and slots (`file(hash:kind:make:)`).
@@ -16,27 +20,23 @@ actor DerivativeCache {
     let quota: Int64
     let pool: BlockingWorkPool
 
-    struct Entry {
-        var size: Int64
-        /// Larger is more recent.
-        var lastUse: UInt64
-    }
-
-    /// By file path.
-    private var entries: [String: Entry]
+    /// The cached files' bytes as last counted: a scan corrects what removals behind the cache's
+    /// back (`AssetRemoval`) left counted.
     private var totalBytes: Int64
-    private var useCounter: UInt64
+    /// The last use stamp given, in nanoseconds since 1970 (an access time).
+    private var lastStamp: Int64
     private var pins: [String: Int] = [:]
     private var inFlight: [String: Task<Int64, Error>] = [:]
+    /// While an eviction scans: the files used meanwhile (kept) and the bytes made meanwhile.
+    private var eviction: (used: Set<String>, added: Int64)?
 
     init(folder: URL, quota: Int64, pool: BlockingWorkPool) {
         self.folder = folder
         self.quota = max(quota, 0)
         self.pool = pool
-        let found = Self.scan(folder)
-        entries = found
-        totalBytes = found.values.reduce(0) { $0 + $1.size }
-        useCounter = found.values.map(\.lastUse).max() ?? 0
+        let found = Self.scan(folder, pinned: [])
+        totalBytes = found.totalBytes
+        lastStamp = found.newestStamp
     }
 
     /// Bytes the cached files take now.
@@ -68,26 +68,29 @@ actor DerivativeCache {
         let url = folder.appendingPathComponent("\(hash.prefix(2))/\(hash).\(kind)")
         let key = url.path
         pins[key, default: 0] += 1
-        defer { unpin(key) }
-        if entries[key] == nil || !FileManager.default.fileExists(atPath: key) {
-            forget(key)
-            let size: Int64
-            if let running = inFlight[key] {
-                size = try await running.value
-            } else {
-                let task = Task { try await produce(url) }
-                inFlight[key] = task
-                defer { inFlight[key] = nil }
-                size = try await task.value
+        let result: Result
+        do {
+            if !FileManager.default.fileExists(atPath: key) {
+                if let running = inFlight[key] {
+                    _ = try await running.value
+                } else {
+                    let task = Task { try await produce(url) }
+                    inFlight[key] = task
+                    defer { inFlight[key] = nil }
+                    added(try await task.value)
+                }
             }
-            if entries[key] == nil {
-                entries[key] = Entry(size: size, lastUse: 0)
-                totalBytes += size
-            }
+            markUsed(key)
+            await evictIfOverQuota()
+            result = try await use(url)
+        } catch {
+            unpin(key)
+            await evictIfOverQuota()
+            throw error
         }
-        markUsed(key)
-        evictIfOverQuota()
-        return try await use(url)
+        unpin(key)
+        await evictIfOverQuota()
+        return result
     }
 
     // MARK: - Steps
@@ -95,7 +98,7 @@ actor DerivativeCache {
     /// Makes the file through a temporary beside it (renamed into place, so readers see it whole
     /// or not at all); returns its size.
     private static func makeBlocking(_ url: URL, with make: (URL) throws -> Void) throws -> Int64 {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try IngestedFile.createFolder(url.deletingLastPathComponent())
         let partial = url.appendingPathExtension("partial-\(UUID().uuidString)")
         do {
             try make(partial)
@@ -104,11 +107,11 @@ actor DerivativeCache {
             try? FileManager.default.removeItem(at: partial)
             throw error
         }
-        return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        return fileSize(url)
     }
 
     private static func make(_ url: URL, with make: @Sendable (URL) async throws -> Void) async throws -> Int64 {
-        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try IngestedFile.createFolder(url.deletingLastPathComponent())
         let partial = url.appendingPathExtension("partial-\(UUID().uuidString)")
         do {
             try await make(partial)
@@ -117,56 +120,123 @@ actor DerivativeCache {
             try? FileManager.default.removeItem(at: partial)
             throw error
         }
-        return (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value ?? 0
+        return fileSize(url)
+    }
+
+    /// A file's size by `stat` (FileManager's attributes also look up the owner's and group's names).
+    private static func fileSize(_ url: URL) -> Int64 {
+        var status = stat()
+        return stat(url.path, &status) == 0 ? Int64(status.st_size) : 0
+    }
+
+    /// Writes a derivative's bytes without syncing them: a derivative can be made again, and an
+    /// fsync per thumbnail cost the import a journal commit per asset. (`Data.write(to:)` syncs.)
+    /// The caller's `make` writes to a temporary file that is renamed into place.
+    static func write(_ data: Data, to url: URL) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: url.path]) }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? handle.close() }
+        try handle.write(contentsOf: data)
+    }
+
+    private func added(_ size: Int64) {
+        totalBytes += size
+        if eviction != nil { eviction?.added += size }
     }
 
     private func markUsed(_ key: String) {
-        useCounter += 1
-        entries[key]?.lastUse = useCounter
+        // A stamp later than every earlier one, even within one tick of the file system's clock.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        lastStamp = max(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), lastStamp + 1)
+        eviction?.used.insert(key)
         // The access time records the use on disk; the modification time is left alone (UTIME_OMIT).
-        var times = [timespec(tv_sec: 0, tv_nsec: Self.utimeNow), timespec(tv_sec: 0, tv_nsec: Self.utimeOmit)]
+        var times = [timespec(tv_sec: Int(lastStamp / 1_000_000_000), tv_nsec: Int(lastStamp % 1_000_000_000)),
+                     timespec(tv_sec: 0, tv_nsec: Self.utimeOmit)]
         _ = utimensat(AT_FDCWD, key, &times, 0)
     }
 
-    /// Linux's UTIME_NOW and UTIME_OMIT (macros Swift does not import).
-    private static let utimeNow = (1 << 30) - 1
+    /// Linux's UTIME_OMIT (a macro Swift does not import).
     private static let utimeOmit = (1 << 30) - 2
 
     private func unpin(_ key: String) {
         let count = (pins[key] ?? 1) - 1
         pins[key] = count > 0 ? count : nil
-        if count <= 0 { evictIfOverQuota() }
     }
 
-    private func forget(_ key: String) {
-        if let entry = entries.removeValue(forKey: key) { totalBytes -= entry.size }
-    }
-
-    /// Removes the least recently used files not in use until the folder fits its quota.
-    private func evictIfOverQuota() {
-        while totalBytes > quota {
-            guard let oldest = entries.filter({ pins[$0.key] == nil }).min(by: { $0.value.lastUse < $1.value.lastUse })?.key else { return }
-            unlink(oldest)
-            forget(oldest)
+    /// When over the quota, removes the least recently used files not in use until the folder fits
+    /// nine tenths of it. The folder is scanned on the pool; one eviction runs at a time (the others
+    /// return at once), and a file used while it scans is kept.
+    private func evictIfOverQuota() async {
+        guard totalBytes > quota, eviction == nil else { return }
+        eviction = (used: [], added: 0)
+        defer { eviction = nil }
+        let folder = self.folder
+        let pinned = Set(pins.keys)
+        let target = quota / 10 * 9
+        guard let found = try? await pool.run({ Self.scan(folder, pinned: pinned, toFree: { $0 - target }) }) else { return }
+        totalBytes = found.totalBytes + (eviction?.added ?? 0)
+        let used = eviction?.used ?? []
+        for candidate in found.oldest where totalBytes > target {
+            guard pins[candidate.path] == nil, !used.contains(candidate.path) else { continue }
+            if unlink(candidate.path) == 0 { totalBytes -= candidate.size }
         }
     }
 
-    /// The files already in `folder`, ordered by access time; leftovers of interrupted makings are removed.
-    private static func scan(_ folder: URL) -> [String: Entry] {
-        let keys: [URLResourceKey] = [.isRegularFileKey, .fileSizeKey, .contentAccessDateKey]
-        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys) else { return [:] }
-        var files: [(path: String, size: Int64, accessed: Date)] = []
-        for case let url as URL in enumerator {
-            guard let values = try? url.resourceValues(forKeys: Set(keys)), values.isRegularFile == true else { continue }
-            if url.lastPathComponent.contains(".partial-") {
-                try? FileManager.default.removeItem(at: url)
-                continue
+    /// What a scan of the folder found: the bytes of its files, the newest use stamp, and (when
+    /// asked to free bytes) the least recently used files not in `pinned` that free them, oldest first.
+    struct Scan: Sendable {
+        var totalBytes: Int64 = 0
+        var newestStamp: Int64 = 0
+        var oldest: [(path: String, size: Int64)] = []
+    }
+
+    /// Scans `folder` (blocking): leftovers of interrupted makings are removed. With `toFree`
+    /// (bytes to free, given the total), a second pass collects the oldest files that free them;
+    /// the first keeps only each file's stamp and size, so a scan of a million files holds 16 MB.
+    private static func scan(_ folder: URL, pinned: Set<String>, toFree: ((Int64) -> Int64)? = nil) -> Scan {
+        var result = Scan()
+        var uses: [(stamp: Int64, size: Int64)] = []
+        forEachFile(in: folder) { path, status in
+            if path.contains(".partial-") {
+                unlink(path)
+                return
             }
-            files.append((url.path, Int64(values.fileSize ?? 0), values.contentAccessDate ?? .distantPast))
+            let stamp = Int64(status.st_atim.tv_sec) * 1_000_000_000 + Int64(status.st_atim.tv_nsec)
+            result.totalBytes += Int64(status.st_size)
+            result.newestStamp = max(result.newestStamp, stamp)
+            if toFree != nil, !pinned.contains(path) { uses.append((stamp, Int64(status.st_size))) }
         }
-        files.sort { $0.accessed < $1.accessed }
-        var entries: [String: Entry] = [:]
-        for (index, file) in files.enumerated() { entries[file.path] = Entry(size: file.size, lastUse: UInt64(index + 1)) }
-        return entries
+        guard let toFree else { return result }
+        var needed = toFree(result.totalBytes)
+        guard needed > 0 else { return result }
+        uses.sort { $0.stamp < $1.stamp }
+        // The newest stamp to remove: the oldest files up to it free `needed` bytes.
+        var cutoff = Int64.min
+        for use in uses where needed > 0 {
+            cutoff = use.stamp
+            needed -= use.size
+        }
+        uses = []
+        var oldest: [(path: String, size: Int64, stamp: Int64)] = []
+        forEachFile(in: folder) { path, status in
+            let stamp = Int64(status.st_atim.tv_sec) * 1_000_000_000 + Int64(status.st_atim.tv_nsec)
+            if stamp <= cutoff, !pinned.contains(path) { oldest.append((path, Int64(status.st_size), stamp)) }
+        }
+        result.oldest = oldest.sorted { $0.stamp < $1.stamp }.map { ($0.path, $0.size) }
+        return result
+    }
+
+    /// Calls `body` with the path and status of every regular file below `folder`.
+    private static func forEachFile(in folder: URL, _ body: (String, stat) -> Void) {
+        guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return }
+        let base = folder.path
+        while let relative = enumerator.nextObject() as? String {
+            let path = base + "/" + relative
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            body(path, status)
+        }
     }
 }

@@ -149,7 +149,7 @@ extension PickerService {
             return try await derivatives.withFile(hash: asset.contentHash, kind: "thumb-\(width)x\(height)-\(mode)-q\(quality)") { destination in
                 let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
                                                         contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
-                try image.data.write(to: destination)
+                try DerivativeCache.write(image.data, to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
             throw Self.lightboxError(error, doing: "render this image")

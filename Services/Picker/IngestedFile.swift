@@ -57,7 +57,7 @@ struct IngestedFile: Sendable {
     /// Puts the bytes at `destination` (private to the owner), whole or not at all; when a file is
     /// there already (the same content, by its address), it is kept and the staging copy dropped.
     func store(at destination: URL) throws {
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Self.createFolder(destination.deletingLastPathComponent())
         guard !FileManager.default.fileExists(atPath: destination.path) else { return discard() }
         switch bytes {
         case .memory(let data):
@@ -80,6 +80,14 @@ struct IngestedFile: Sendable {
     /// Removes the staging copy, if any (the content was not stored, or was there already).
     func discard() {
         if case .staged(let copy) = bytes { try? FileManager.default.removeItem(at: copy) }
+    }
+
+    /// Makes `folder` (and its parents) when it is missing. A `stat` first: the folders exist for
+    /// nearly every file, and `mkdir` of an existing one cost an import ~9% of its CPU (perf).
+    static func createFolder(_ folder: URL) throws {
+        var status = stat()
+        guard stat(folder.path, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR else { return }
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     }
 
     /// A new file only the owner may read (0600 whatever the umask lets through, no more).

@@ -12,7 +12,7 @@ import Media
 /// bytes (`IngestedFile`). Every blocking step (reading, hashing, copying, the decode proof) runs on
 /// `pool`, the picker's render pool: one bound for all the picker's CPU work, so an import and apps'
 /// renderings share the cores rather than oversubscribing them. The records are inserted in file
-/// order, a batch per transaction.
+/// order, a batch per transaction, once the batch's stored files are synced (`commit`).
 struct LibraryImporter: Sendable {
     let catalog: Catalog
     let logger: Logger
@@ -74,6 +74,7 @@ struct LibraryImporter: Sendable {
         var ready: [AssetRecord] = []
         var ordered = 0
         var inserted: Set<String> = []
+        var committing: Task<Set<String>, any Error>?
         try await Self.forEach(files.count, width: width) { [self] index in
             let file = files[index]
             // A Live Photo's movie is imported with its still, as one asset.
@@ -93,11 +94,15 @@ struct LibraryImporter: Sendable {
                 ordered += 1
             }
             if ready.count >= Self.batchSize {
-                inserted.formUnion(try await catalog.insert(ready))
+                // A batch commits (its files synced, then its rows inserted) while the next is prepared.
+                if let committing { inserted.formUnion(try await committing.value) }
+                let batch = ready
+                committing = Task { [self] in try await commit(batch) }
                 ready.removeAll()
             }
         }
-        inserted.formUnion(try await catalog.insert(ready))
+        if let committing { inserted.formUnion(try await committing.value) }
+        inserted.formUnion(try await commit(ready))
 
         var summary = ImportSummary(imported: [], unchanged: [], failed: [])
         for outcome in outcomes {
@@ -199,7 +204,7 @@ struct LibraryImporter: Sendable {
         case .unchanged(let identifier):
             return (identifier, false)
         case .new(let record):
-            return (record.identifier, try await catalog.insert([record]).contains(record.identifier))
+            return (record.identifier, try await commit([record]).contains(record.identifier))
         }
     }
 
@@ -254,8 +259,22 @@ struct LibraryImporter: Sendable {
         let destination = catalog.originals.appendingPathComponent(storedPath)
         try await onPool { try Self.move(file, to: destination) }
         try await decodes(record)
-        try await catalog.insert([record])
+        try await commit([record])
         return identifier
+    }
+
+    /// Inserts the records once their stored files are durable (`DurableFiles`): an acknowledged
+    /// import survives a crash with its files. The files are written unsynced and synced here, once
+    /// per batch. Returns the identifiers that were new, as `Catalog.insert` does.
+    @discardableResult
+    func commit(_ records: [AssetRecord]) async throws -> Set<String> {
+        guard !records.isEmpty else { return [] }
+        let catalog = self.catalog
+        let files = records.flatMap { record in
+            [catalog.originalURL(of: record)] + (record.pairedPath.map { [catalog.originals.appendingPathComponent($0)] } ?? [])
+        }
+        try await onPool { try DurableFiles.sync(files) }
+        return try await catalog.insert(records)
     }
 
     /// Images must decode before they join the library; one that does not leaves no stored copy.

@@ -59,7 +59,7 @@ extension PickerService {
         do {
             // Decoding a picture is CPU work: it runs on the render pool like every other rendering.
             return try await derivatives.withFile(hash: asset.contentHash, kind: "poster-\(side)") { destination in
-                try PosterFrame.jpeg(of: original, side: side).data.write(to: destination)
+                try DerivativeCache.write(PosterFrame.jpeg(of: original, side: side).data, to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
             throw LightboxError(.badMedia, "The picker could not make a poster frame of this movie: \(error.message)")

@@ -63,6 +63,20 @@ import Testing
         #expect(await cache.size <= 150)
     }
 
+    @Test func filesRemovedBehindTheCachesBackAreRecountedWhenItScans() async throws {
+        defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
+        let made = Counter()
+        let cache = DerivativeCache(folder: folder, quota: 250, pool: pool)
+        _ = try await use(cache, "a", made: made)
+        _ = try await use(cache, "b", made: made)
+        // An asset's removal deletes its derived files without telling the cache.
+        try FileManager.default.removeItem(at: folder.appendingPathComponent("ab/abcdef.a"))
+        #expect(await cache.size == 200, "still counted")
+        _ = try await use(cache, "c", made: made)  // 300 counted, over the quota: the scan finds 200
+        #expect(exists("b") && exists("c"), "nothing had to go")
+        #expect(await cache.size == 200)
+    }
+
     @Test func theWorkRunsOnThePoolsThreads() async throws {
         defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
         let cache = DerivativeCache(folder: folder, quota: 1 << 20, pool: pool)
