@@ -43,7 +43,7 @@ for target in "${TARGETS[@]}"; do
     touch "$marker"
     echo "fuzz: $target for ${SECONDS_PER_TARGET}s (log: $log)"
     # Leaks are findings too (libFuzzer checks each input that allocates more than it frees).
-    ASAN_OPTIONS=allocator_may_return_null=1 \
+    ASAN_OPTIONS=allocator_may_return_null=1 LSAN_OPTIONS=suppressions=$ROOT/Fuzz/lsan-suppressions.txt \
     "$BIN/fuzz-$target" "$corpus" "$WORK/seeds/$target" \
         -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 \
         -max_len=262144 -print_final_stats=1 -artifact_prefix="$artifacts/" >"$log" 2>&1
