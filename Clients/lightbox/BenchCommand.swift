@@ -41,6 +41,7 @@ struct BenchCommand: AsyncParsableCommand {
             let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint,
                                                  pickerEndpoint: directory.pickerEndpoint, importFolders: [media.path],
                                                  logLevel: "warning")
+            processes.stopOnInterrupt()
             defer { processes.stop() }
 
             // Register, pick with a scripted owner, then load through the token.

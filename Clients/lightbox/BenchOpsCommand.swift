@@ -33,6 +33,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
     @Option(help: "The library to import.") var library = "Samples/library"
     @Option(help: "Full-size renderings running at once while service.ping is timed under load.") var renders = 8
     @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 10.0
+    @Option(help: "Only these operations, by the names the table prints (comma-separated, e.g. library.fetchAssets,library.query); all by default. For profiling one operation.")
+    var only: String?
 
     /// One operation as the bench calls it: on one client's connections, once; and as a bare
     /// DEALER sends it (`bare`).
@@ -84,6 +86,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
                                              importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path, large.path],
                                              logLevel: "warning")
+        processes.stopOnInterrupt()
         defer { processes.stop() }
 
         note("setting up: an app with full access, one picked photo")
@@ -115,7 +118,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let describe = TokenRequest(token: token)
         let thumbnail = ImageRequest(asset: identifier, targetWidth: 128, targetHeight: 128, deliveryMode: .highQualityFormat)
         let page = ListAssetsRequest(limit: 50)
-        let operations = [
+        let everyOperation = [
             Operation(name: "service.ping", bare: picker(.ping, Empty(), as: appKey)) {
                 _ = try await $0.picker.request(.ping, Empty(), as: ServiceIdentity.self)
             },
@@ -138,6 +141,11 @@ struct BenchOpsCommand: AsyncParsableCommand {
                 _ = try await $0.owner.assetPage(limit: 50)
             },
         ]
+        let chosen = only.map { Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }) }
+        let operations = everyOperation.filter { chosen?.contains($0.name) ?? true }
+        if let chosen, operations.count != chosen.count {
+            throw ValidationError("--only names operations as the table prints them: \(everyOperation.map(\.name).joined(separator: ", "))")
+        }
 
         let echoKeys = try CurveKeyPair.generate()
         let echoKeyFile = work.appendingPathComponent("echo.key")
@@ -147,7 +155,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         echo.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent("lightbox")
         echo.arguments = ["bench", "serve-echo", "--endpoint", echoEndpoint, "--key", echoKeyFile.path]
         try echo.run()
-        defer { echo.terminate(); echo.waitUntilExit() }
+        processes.adopt(echo)
         // A ping-sized request header, so the echo carries what a small operation carries.
         let payload = try WireCoding.encode(RequestEnvelope(id: UUID().uuidString, op: .ping, body: Empty()))
 
@@ -213,7 +221,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         var loaders: [DealerConnection] = []
         for _ in 0..<renders { loaders.append(try await directory.connectToPicker(as: loadKey, timeout: .seconds(60))) }
         let pinger = clients[1]![0]
-        let ping = operations[0]
+        let ping = everyOperation[0]
         let alone = try await Self.pings(ping, on: pinger, for: .seconds(loadSeconds))
         let (loaded, rendered) = try await Self.pingsBesideRenders(ping, on: pinger, renders: loaders, of: photo.identifier,
                                                                    for: .seconds(loadSeconds))

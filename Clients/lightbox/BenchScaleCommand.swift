@@ -34,6 +34,7 @@ struct BenchScaleCommand: AsyncParsableCommand {
                                          pickerEndpoint: "ipc://\(work.path)/picker.sock")
         let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
                                              importFolders: [], logLevel: "warning")
+        processes.stopOnInterrupt()
         defer { processes.stop() }
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         let ownerKey = try directory.ownerKeyPair()

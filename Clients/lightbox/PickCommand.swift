@@ -35,7 +35,7 @@ struct PickCommand: AsyncParsableCommand {
         }
         if json {
             let results = items.map { PickerResult(assetIdentifier: $0.assetIdentifier, itemProvider: $0.itemProvider.descriptor) }
-            print(String(decoding: try WireCoding.encode(results), as: UTF8.self))
+            print(String(decoding: try WireCoding.makeEncoder(sortedKeys: true).encode(results), as: UTF8.self))
             return
         }
         if items.isEmpty { note("the owner cancelled: no results") }
@@ -57,7 +57,7 @@ struct DescribeCommand: AsyncParsableCommand {
     func run() async throws {
         let connection = try await services.pickerAsApp(app)
         let description = try await connection.request(.describe, TokenRequest(token: token), as: ProviderDescription.self)
-        let encoder = WireCoding.makeEncoder()
+        let encoder = WireCoding.makeEncoder(sortedKeys: true)
         encoder.outputFormatting.insert(.prettyPrinted)
         print(String(decoding: try encoder.encode(description), as: UTF8.self))
     }
@@ -88,7 +88,7 @@ struct LoadCommand: AsyncParsableCommand {
         if json {
             let summary = LoadSummary(file: destination.path, bytes: completion.bytes, sha256: completion.sha256,
                                       type: completion.type?.identifier, peakMemoryBytes: ProcessMemory.peakResidentBytes())
-            print(String(decoding: try WireCoding.encode(summary), as: UTF8.self))
+            print(String(decoding: try WireCoding.makeEncoder(sortedKeys: true).encode(summary), as: UTF8.self))
         } else {
             print("\(destination.path)\t\(completion.bytes) bytes\t\(completion.type?.identifier ?? "?")\tsha256 \(completion.sha256)")
         }

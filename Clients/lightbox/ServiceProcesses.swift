@@ -7,6 +7,10 @@ final class ServiceProcesses: @unchecked Sendable {
     let picker: Process
     /// The owner's web surface, when started (`startSurface`).
     private(set) var surface: Process?
+    /// Helpers a command started beside the services (the bench's echo server), stopped with them.
+    private var helpers: [Process] = []
+    /// Ctrl-C and SIGTERM watchers (`stopOnInterrupt`), kept for as long as the processes.
+    private var interruptSources: [any DispatchSourceSignal] = []
 
     /// The folder holding `lightbox`, `lightbox-auth` and `lightbox-picker`.
     static var binaryFolder: URL {
@@ -43,9 +47,29 @@ final class ServiceProcesses: @unchecked Sendable {
 
     var isRunning: Bool { auth.isRunning && picker.isRunning && (surface?.isRunning ?? true) }
 
+    /// For commands without a ServiceGroup (the benches): Ctrl-C or SIGTERM stops the services and
+    /// then this process, rather than leaving the services running on their own.
+    func stopOnInterrupt() {
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in
+                stop()
+                exit(128 + signalNumber)
+            }
+            source.resume()
+            interruptSources.append(source)
+        }
+    }
+
+    /// Stops `process` with the services.
+    func adopt(_ process: Process) {
+        helpers.append(process)
+    }
+
     /// SIGTERM to all (graceful stop), then waits for them.
     func stop() {
-        let all = [surface, picker, auth].compactMap { $0 }
+        let all = helpers + [surface, picker, auth].compactMap { $0 }
         for process in all where process.isRunning { process.terminate() }
         for process in all { process.waitUntilExit() }
     }

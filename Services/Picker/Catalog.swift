@@ -24,15 +24,17 @@ struct Catalog: Sendable {
     func assets(_ identifiers: [String]) async throws -> [String: AssetRecord] {
         // A cached statement: compiled once per reader connection, however many identifiers.
         let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
-        return try await database.read { db in
+        @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
             let statement = try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))")
             let records = try AssetRecord.fetchAll(statement, arguments: [list])
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
+        if identifiers.count <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
+        return try await database.read(read)
     }
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
-        try await database.read { db in
+        try database.pointRead { db in
             try AssetRecord.fetchOne(try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier = ?"), arguments: [identifier])
         }
     }

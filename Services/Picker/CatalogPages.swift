@@ -42,10 +42,10 @@ extension Catalog {
     enum LibraryOrder {
         case newestFirst, oldestFirst
 
-        var ordering: [SQLOrdering] {
+        var orderBy: String {
             switch self {
-            case .newestFirst: [Column("creationDate").desc, Column("identifier").asc]
-            case .oldestFirst: [Column("creationDate").asc, Column("identifier").desc]
+            case .newestFirst: "ORDER BY creationDate DESC, identifier ASC"
+            case .oldestFirst: "ORDER BY creationDate ASC, identifier DESC"
             }
         }
 
@@ -64,10 +64,12 @@ extension Catalog {
                      offset: Int = 0) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
         var conditions = conditions
         if let cursor { conditions.append(order.after(cursor)) }
-        var request = AssetRecord.all()
-        if !conditions.isEmpty { request = request.filter(conditions.joined(operator: .and)) }
+        var sql: SQL = "SELECT * FROM asset"
+        if !conditions.isEmpty { sql.append(literal: " WHERE \(conditions.joined(operator: .and))") }
         // One row more than asked tells whether another page follows.
-        let rows = try Row.fetchAll(db, request.order(order.ordering).limit(limit + 1, offset: offset))
+        sql.append(sql: " \(order.orderBy) LIMIT ? OFFSET ?", arguments: [limit + 1, offset])
+        // Pages of one shape share one compiled statement; only the arguments change.
+        let rows = try SQLRequest<Row>(literal: sql, cached: true).fetchAll(db)
         let pageRows = rows.prefix(limit)
         let assets = try pageRows.map { try AssetRecord(row: $0) }
         guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }

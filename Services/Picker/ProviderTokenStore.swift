@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import LightboxProtocol
 import LightboxTransport
@@ -40,7 +41,9 @@ struct ProviderTokenStore: Sendable {
     /// The capability a token grants `app`, or the wire error that says why not. Every attempt is audited.
     func capability(of token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws -> Capability {
         let hash = Self.hash(token)
-        let record = try await database.read { db in try TokenRecord.fetchOne(db, key: hash) }
+        let record = try database.pointRead { db in
+            try TokenRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM providerToken WHERE tokenHash = ?"), arguments: [hash])
+        }
         let outcome: Result<Capability, LightboxError>
         if let record, record.app == app {
             if record.revokedAt != nil {
@@ -90,9 +93,19 @@ struct ProviderTokenStore: Sendable {
         String(decoding: (try? JSONEncoder().encode(types)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
+    /// A token's registered types, decoded once per distinct list (there are few: they follow from
+    /// the asset's type and the pick's configuration) rather than on every describe and load.
     private static func types(_ text: String) -> [UTType] {
-        (try? JSONDecoder().decode([UTType].self, from: Data(text.utf8))) ?? []
+        if let known = decodedTypes.withLock({ $0[text] }) { return known }
+        let types = (try? JSONDecoder().decode([UTType].self, from: Data(text.utf8))) ?? []
+        decodedTypes.withLock { cache in
+            if cache.count >= 256 { cache.removeAll() }
+            cache[text] = types
+        }
+        return types
     }
+
+    private static let decodedTypes = Mutex<[String: [UTType]]>([:])
 
     private static func describe(_ outcome: Result<Capability, LightboxError>, record: TokenRecord?, app: String) -> String {
         switch outcome {

@@ -15,6 +15,7 @@ enum SafeFileName {
     /// UTF-8 bytes, shortened before the extension so the extension stays. `fallback` when nothing
     /// is left.
     static func make(_ name: String, fallback: String = "asset") -> String {
+        if isPlainlySafe(name) { return name }
         let base = name.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
         for scalar in base.unicodeScalars where !isUnsafe(scalar) { scalars.append(scalar) }
@@ -22,6 +23,16 @@ enum SafeFileName {
         cleaned = String(cleaned.drop { $0 == "." || $0 == " " })
         guard !cleaned.isEmpty else { return fallback == name ? "asset" : make(fallback) }
         return shortened(cleaned)
+    }
+
+    /// The common case, checked byte by byte (names are made safe when stored, and every summary
+    /// checks again): printable ASCII without separators, not starting with a dot or space, not
+    /// ending in a space, short enough. `make` would return such a name unchanged.
+    private static func isPlainlySafe(_ name: String) -> Bool {
+        let bytes = name.utf8
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= maximumBytes,
+              first != UInt8(ascii: "."), first != UInt8(ascii: " "), last != UInt8(ascii: " ") else { return false }
+        return bytes.allSatisfy { (0x20...0x7E).contains($0) && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
     }
 
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {

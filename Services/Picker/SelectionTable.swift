@@ -32,11 +32,13 @@ struct SelectionTable: Sendable {
     func members(of app: String, among assets: [String]) async throws -> Set<String> {
         guard !assets.isEmpty else { return [] }
         let list = String(decoding: try JSONEncoder().encode(assets), as: UTF8.self)
-        return try await database.read { db in
-            Set(try String.fetchAll(db, sql: """
+        @Sendable func read(_ db: Database) throws -> Set<String> {
+            Set(try String.fetchAll(db.cachedStatement(sql: """
                 SELECT asset FROM appSelection WHERE app = ? AND asset IN (SELECT value FROM json_each(?))
-                """, arguments: [app, list]))
+                """), arguments: [app, list]))
         }
+        if assets.count <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
+        return try await database.read(read)
     }
 
     static func version(of app: String, _ db: Database) throws -> Int64? {

@@ -1,11 +1,12 @@
 import Foundation
 
-/// The one JSON configuration used on the wire: ISO 8601 dates, sorted keys (stable golden files).
+/// The one JSON configuration used on the wire: ISO 8601 dates. Keys are in no particular order on
+/// the wire (sorting them cost every reply a sort per object); `sortedKeys` is for what people read.
 public enum WireCoding {
-    public static func makeEncoder() -> JSONEncoder {
+    public static func makeEncoder(sortedKeys: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting = sortedKeys ? [.sortedKeys, .withoutEscapingSlashes] : [.withoutEscapingSlashes]
         return encoder
     }
 

@@ -118,7 +118,7 @@ final class CurveRouterSocket: Sendable {
     }
 
     func receive(_ message: ReceivedMessage, from connection: PeerConnection) {
-        guard let request = intake.take(message) else { return }
+        guard let request = intake.take(message, executor: connection.executor) else { return }
         let shouldPause = state.withLock { state -> Bool in
             state.inbox.append(request)
             guard var peer = state.peers[connection.id] else { return false }
@@ -244,11 +244,14 @@ final class CurveRouterSocket: Sendable {
 final class PeerConnection: Sendable {
     let id: Data
     let channel: any Channel
+    /// Where the connection's request handlers run: its event loop.
+    let executor: EventLoopTaskExecutor
     /// Replies handed to the channel and not yet written to the kernel.
     let outstanding = Atomic<Int>(0)
 
     init(id: Data, channel: any Channel) {
         self.id = id
         self.channel = channel
+        executor = EventLoopTaskExecutor(channel.eventLoop)
     }
 }

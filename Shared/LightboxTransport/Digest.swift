@@ -20,7 +20,7 @@ public struct SHA256Hasher {
     public mutating func finalize() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
         crypto_hash_sha256_final(&state, &digest)
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return digest.lowercaseHex
     }
 
     public static func hex(_ data: Data) -> String {

@@ -51,6 +51,6 @@ extension IncomingRequest {
 
     /// The connection the request came on, as text: a new connection is a new launch of the app.
     public var connectionID: String {
-        peer.map { String(format: "%02x", $0) }.joined()
+        peer.lowercaseHex
     }
 }

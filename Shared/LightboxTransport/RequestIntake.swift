@@ -25,8 +25,9 @@ final class RequestIntake: Sendable {
         self.handler = handler
     }
 
-    /// Starts the message's handler or answers it; returns the stream-control requests the I/O thread takes.
-    func take(_ message: ReceivedMessage) -> IncomingRequest? {
+    /// Starts the message's handler on `executor` (its connection's event loop) or answers it;
+    /// returns the stream-control requests the I/O thread takes.
+    func take(_ message: ReceivedMessage, executor: (any TaskExecutor)? = nil) -> IncomingRequest? {
         guard let peer = message.frames.first else { return nil }
         // A peer dropped for not reading gets nothing more; its requests are not handled.
         guard !outbox.peers.isGone(peer) else { return nil }
@@ -70,12 +71,12 @@ final class RequestIntake: Sendable {
         case .streamCredit, .streamCancel:
             return request
         default:
-            start(request, peer: peer)
+            start(request, peer: peer, executor: executor)
             return nil
         }
     }
 
-    private func start(_ request: IncomingRequest, peer: Data) {
+    private func start(_ request: IncomingRequest, peer: Data, executor: (any TaskExecutor)?) {
         let responder = Responder(outbox: outbox, peer: peer, requestID: request.id)
         let principal = request.principal
         if draining.isSet {
@@ -90,7 +91,7 @@ final class RequestIntake: Sendable {
         }
         let handler = self.handler
         let inFlight = self.inFlight
-        handlers.start {
+        handlers.start(on: executor) {
             await handler(request, responder)
             inFlight.leave(principal)
         }

@@ -381,7 +381,7 @@ private struct RouterLoop {
     }
 
     static func hex(_ peer: Data) -> String {
-        peer.map { String(format: "%02x", $0) }.joined()
+        peer.lowercaseHex
     }
 }
 

@@ -10,12 +10,12 @@ final class RunningHandlers: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts `work` as a task that removes itself when done.
-    func start(_ work: @escaping @Sendable () async -> Void) {
+    /// Starts `work` as a task that removes itself when done, preferring `executor` when given.
+    func start(on executor: (any TaskExecutor)? = nil, _ work: @escaping @Sendable () async -> Void) {
         state.withLock { state in
             let key = state.next
             state.next += 1
-            state.tasks[key] = Task { [self] in
+            state.tasks[key] = Task(executorPreference: executor) { [self] in
                 await work()
                 _ = self.state.withLock { $0.tasks.removeValue(forKey: key) }
             }
