@@ -41,7 +41,9 @@ struct Catalog: Sendable {
 
     /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job).
     func containsAsset(_ identifier: String) throws -> Bool {
-        try database.read { db in try AssetRecord.exists(db, key: identifier) }
+        try database.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE identifier = ?)"), arguments: [identifier]) ?? false
+        }
     }
 
     /// Inserts the records in one transaction, in order; returns the identifiers that were new

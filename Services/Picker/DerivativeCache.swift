@@ -65,7 +65,7 @@ actor DerivativeCache {
         hash: String, kind: String, producing produce: @escaping @Sendable (URL) async throws -> Int64,
         _ use: @Sendable (URL) async throws -> Result
     ) async throws -> Result {
-        let url = folder.appendingPathComponent("\(hash.prefix(2))/\(hash).\(kind)")
+        let url = url(hash: hash, kind: kind)
         let key = url.path
         pins[key, default: 0] += 1
         let result: Result
@@ -93,11 +93,23 @@ actor DerivativeCache {
         return result
     }
 
+    /// Where the derivative `kind` of the content `hash` is kept, made or not.
+    nonisolated func url(hash: String, kind: String) -> URL {
+        folder.appendingPathComponent("\(hash.prefix(2))/\(hash).\(kind)")
+    }
+
+    /// Counts files made at `url(hash:kind:)` by `makeBlocking` outside `withFile` (an import makes
+    /// each image's thumbnail in the same pool job that stores the image), evicting if over quota.
+    func counted(madeElsewhere bytes: Int64) async {
+        added(bytes)
+        await evictIfOverQuota()
+    }
+
     // MARK: - Steps
 
     /// Makes the file through a temporary beside it (renamed into place, so readers see it whole
     /// or not at all); returns its size.
-    private static func makeBlocking(_ url: URL, with make: (URL) throws -> Void) throws -> Int64 {
+    static func makeBlocking(_ url: URL, with make: (URL) throws -> Void) throws -> Int64 {
         try IngestedFile.createFolder(url.deletingLastPathComponent())
         let partial = url.appendingPathExtension("partial-\(UUID().uuidString)")
         do {

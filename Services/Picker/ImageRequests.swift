@@ -146,13 +146,32 @@ extension PickerService {
         let original = catalog.originalURL(of: asset)
         let timeLimit = configuration.renderTimeLimit
         do {
-            return try await derivatives.withFile(hash: asset.contentHash, kind: "thumb-\(width)x\(height)-\(mode)-q\(quality)") { destination in
+            return try await derivatives.withFile(hash: asset.contentHash, kind: Self.renditionKind(width: width, height: height, mode: mode, quality: quality)) { destination in
                 let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
                                                         contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
                 try DerivativeCache.write(image.data, to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
             throw Self.lightboxError(error, doing: "render this image")
+        }
+    }
+
+    /// The derivative cache's name for a rendition.
+    static func renditionKind(width: Int, height: Int, mode: ImageContentMode, quality: Int) -> String {
+        "thumb-\(width)x\(height)-\(mode)-q\(quality)"
+    }
+
+    /// The owner's thumbnail of a just-stored image (what `posterOrThumbnail(of:side:)` gives),
+    /// made on the calling pool thread unless cached: the import's proof that the image decodes.
+    /// Returns the bytes it added to the cache (counted by the caller, `DerivativeCache.counted`).
+    static func importThumbnail(of stored: URL, contentHash: String, side: Int, in derivatives: DerivativeCache,
+                                timeLimit: Duration) throws -> Int64 {
+        let url = derivatives.url(hash: contentHash, kind: renditionKind(width: side, height: side, mode: .fit, quality: 80))
+        guard !FileManager.default.fileExists(atPath: url.path) else { return 0 }
+        return try DerivativeCache.makeBlocking(url) { destination in
+            let image = try ImageRenderer.thumbnail(of: stored, targetWidth: side, targetHeight: side, contentMode: .fit, quality: 80,
+                                                    timeLimit: timeLimit)
+            try DerivativeCache.write(image.data, to: destination)
         }
     }
 

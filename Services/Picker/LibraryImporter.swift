@@ -18,9 +18,16 @@ struct LibraryImporter: Sendable {
     let logger: Logger
     let pool: BlockingWorkPool
     /// Renders a stored image's owner thumbnail, proving that it decodes (as photo libraries do at
-    /// import); throws with the decoder's reason when it does not. The service's version caches the
-    /// thumbnail; without one, the image is rendered and the result dropped.
-    var proveDecodes: (@Sendable (AssetRecord) async throws -> Void)? = nil
+    /// import); throws with the decoder's reason when it does not. Blocking: it runs in the pool job
+    /// that stored the image, so a file costs one trip to the pool, not two. Returns the bytes it
+    /// added to a derivative cache: the service's version keeps the thumbnail there; by default
+    /// the image is rendered and the result dropped.
+    var proveDecodes: @Sendable (_ stored: URL, _ contentHash: String) throws -> Int64 = { stored, _ in
+        _ = try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80)
+        return 0
+    }
+    /// Told the bytes each `proveDecodes` added (the service counts them into its cache's quota).
+    var provedBytes: (@Sendable (Int64) async -> Void)? = nil
 
     /// Records inserted per transaction.
     static let batchSize = 500
@@ -213,20 +220,29 @@ struct LibraryImporter: Sendable {
     func prepare(_ file: URL, fileName: String? = nil, metadata known: MediaMetadata? = nil,
                  pairedMovie: (url: URL, metadata: MediaMetadata?)? = nil) async throws -> Prepared {
         let catalog = self.catalog
-        // One pool job: read (and hash), look the content up, store the copy.
-        let (read, metadata, isKnown) = try await onPool { () -> (Read, MediaMetadata, Bool) in
+        let proveDecodes = self.proveDecodes
+        let name = SafeFileName.make(fileName ?? file.lastPathComponent)
+        // One pool job: read (and hash), look the content up, store the copy, prove it decodes.
+        let (read, metadata, isKnown, proved) = try await onPool { () -> (Read, MediaMetadata, Bool, Int64) in
             let ingested = try IngestedFile.read(file, staging: catalog.originals)
             defer { ingested.discard() }
             let metadata = try known ?? MetadataReader.read(fileAt: file)
             let isKnown = try catalog.containsAsset(AssetIdentifier.make(contentHash: ingested.hash))
-            if !isKnown { try ingested.store(at: catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))) }
-            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown)
+            var proved: Int64 = 0
+            if !isKnown {
+                let stored = catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))
+                try ingested.store(at: stored)
+                if metadata.mediaType == .image {
+                    proved = try Self.decodes(stored, named: name) { try proveDecodes(stored, ingested.hash) }
+                }
+            }
+            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown, proved)
         }
         let identifier = AssetIdentifier.make(contentHash: read.hash)
         if isKnown { return .unchanged(identifier) }
+        if proved > 0 { await provedBytes?(proved) }
         var record = self.record(metadata: metadata, hash: read.hash, identifier: identifier, storedPath: Self.storedPath(read.hash, metadata),
                                  fileName: fileName ?? file.lastPathComponent, size: read.size, modified: read.modified)
-        try await decodes(record)
         if let pairedMovie { try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata) }
         return .new(record)
     }
@@ -257,8 +273,13 @@ struct LibraryImporter: Sendable {
         let record = self.record(metadata: metadata, hash: hash, identifier: identifier, storedPath: storedPath, fileName: fileName,
                                  size: size, modified: modified)
         let destination = catalog.originals.appendingPathComponent(storedPath)
-        try await onPool { try Self.move(file, to: destination) }
-        try await decodes(record)
+        let proveDecodes = self.proveDecodes
+        let proved = try await onPool {
+            try Self.move(file, to: destination)
+            guard record.mediaType == .image else { return Int64(0) }
+            return try Self.decodes(destination, named: record.fileName) { try proveDecodes(destination, hash) }
+        }
+        if proved > 0 { await provedBytes?(proved) }
         try await commit([record])
         return identifier
     }
@@ -278,24 +299,19 @@ struct LibraryImporter: Sendable {
     }
 
     /// Images must decode before they join the library; one that does not leaves no stored copy.
-    private func decodes(_ record: AssetRecord) async throws {
-        guard record.mediaType == .image else { return }
-        let stored = catalog.originalURL(of: record)
+    /// Runs `prove` on the calling (pool) thread; the owner's name for the file replaces the
+    /// library copy's name in the decoder's reason.
+    private static func decodes(_ stored: URL, named name: String, _ prove: () throws -> Int64) throws -> Int64 {
         do {
-            if let proveDecodes {
-                try await proveDecodes(record)
-            } else {
-                _ = try await onPool { try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80) }
-            }
+            return try prove()
         } catch let error as MediaError {
             try? FileManager.default.removeItem(at: stored)
-            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
-            throw LightboxError(.badMedia, "\(record.fileName) was not imported because it does not decode. \(reason)")
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: name)
+            throw LightboxError(.badMedia, "\(name) was not imported because it does not decode. \(reason)")
         } catch let error as LightboxError {
             try? FileManager.default.removeItem(at: stored)
-            // The decoder names the library's copy; the owner knows the file by its own name.
-            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: record.fileName)
-            throw LightboxError(error.code, "\(record.fileName) was not imported because it does not decode. \(reason)")
+            let reason = error.message.replacingOccurrences(of: stored.lastPathComponent, with: name)
+            throw LightboxError(error.code, "\(name) was not imported because it does not decode. \(reason)")
         } catch {
             try? FileManager.default.removeItem(at: stored)
             throw error

@@ -86,10 +86,18 @@ public final class PickerService: Service {
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
     }
 
+    /// The side of the owner's thumbnails, made at import.
+    static let ownerThumbnailSide = 256
+
     var importer: LibraryImporter {
-        LibraryImporter(catalog: catalog, logger: logger, pool: renderPool) { [self] record in
-            try await posterOrThumbnail(of: record, side: 256) { _ in }
+        var importer = LibraryImporter(catalog: catalog, logger: logger, pool: renderPool)
+        let derivatives = self.derivatives
+        let timeLimit = configuration.renderTimeLimit
+        importer.proveDecodes = { stored, hash in
+            try Self.importThumbnail(of: stored, contentHash: hash, side: Self.ownerThumbnailSide, in: derivatives, timeLimit: timeLimit)
         }
+        importer.provedBytes = { await derivatives.counted(madeElsewhere: $0) }
+        return importer
     }
 
     func authConnection() throws(LightboxError) -> DealerConnection {

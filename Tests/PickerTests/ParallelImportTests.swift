@@ -37,6 +37,36 @@ import Testing
         #expect(Self.leftovers(in: parallel.catalog.originals).isEmpty, "no staging or partial files stay behind")
     }
 
+    /// The service's import proof: each image's owner thumbnail, made in the job that stored it,
+    /// is in the derivative cache afterwards and counted there; a second import makes none.
+    @Test func importLeavesEachImagesOwnerThumbnailCountedInTheCache() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let cache = DerivativeCache(folder: fixture.catalog.derived, quota: 1 << 30, pool: fixture.pool)
+        var importer = fixture.importer
+        importer.proveDecodes = { stored, hash in
+            try PickerService.importThumbnail(of: stored, contentHash: hash, side: PickerService.ownerThumbnailSide, in: cache,
+                                              timeLimit: .seconds(30))
+        }
+        importer.provedBytes = { await cache.counted(madeElsewhere: $0) }
+        let summary = try await importer.importFolder(Self.library) { _ in }
+        let records = try await fixture.catalog.assets(summary.imported)
+        let kind = PickerService.renditionKind(width: PickerService.ownerThumbnailSide, height: PickerService.ownerThumbnailSide,
+                                               mode: .fit, quality: 80)
+        var bytes: Int64 = 0
+        for record in records.values where record.mediaType == .image {
+            let thumbnail = cache.url(hash: record.contentHash, kind: kind)
+            let size = try #require(try FileManager.default.attributesOfItem(atPath: thumbnail.path)[.size] as? NSNumber)
+            #expect(size.int64Value > 0, "\(record.fileName)")
+            bytes += size.int64Value
+        }
+        #expect(bytes > 0)
+        #expect(await cache.size == bytes)
+        _ = try await importer.importFolder(Self.library) { _ in }
+        #expect(await cache.size == bytes, "nothing made or counted twice")
+        #expect(Self.leftovers(in: fixture.catalog.derived).isEmpty)
+    }
+
     @Test func filesWithTheSameBytesAreOneAssetNamedAfterTheFirst() async throws {
         let fixture = try PickerFixture()
         let folder = fixture.folder.appendingPathComponent("same")
