@@ -7,9 +7,12 @@ import LightboxProtocol
 extension Catalog {
     /// The owner's view: newest first, every asset a filter lets through.
     func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
-        try await database.read { db in
+        @Sendable func read(_ db: Database) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
             try Self.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
         }
+        // Unfiltered, a page walks the library-order index for `limit` + 1 rows and no more.
+        if filter == nil, limit <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
+        return try await database.read(read)
     }
 
     /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
@@ -17,7 +20,11 @@ extension Catalog {
     func assets(matching query: AssetQuery, inSelectionOf app: String? = nil) async throws
         -> (page: [AssetRecord], total: Int, next: LibraryCursor?) {
         let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
-        return try await database.read { db in
+        let limit = min(max(query.limit ?? 100, 0), 1000)
+        let offset = cursor == nil ? max(query.offset ?? 0, 0) : 0
+        let counts = self.counts
+        /// The page, or nil when its total is not counted yet and `mayCount` is false.
+        @Sendable func read(_ db: Database, mayCount: Bool) throws -> (page: [AssetRecord], total: Int, next: LibraryCursor?)? {
             var conditions: [SQLExpression] = []
             if let app { conditions.append(SelectionTable.contains(app: app, size: try SelectionTable.size(of: app, db))) }
             if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
@@ -28,13 +35,21 @@ extension Catalog {
                 app: app, mediaType: query.mediaType?.rawValue, from: query.from, to: query.to,
                 libraryToken: try LibraryChangeLog.latestToken(in: db),
                 selectionVersion: try app.flatMap { try SelectionTable.version(of: $0, db) })
+            guard mayCount || counts.known(key) != nil else { return nil }
             let total = try counts.count(for: key) { try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db) }
-            let limit = min(max(query.limit ?? 100, 0), 1000)
             let order: LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
-            let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor,
-                                     offset: cursor == nil ? max(query.offset ?? 0, 0) : 0)
+            let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
             return (page.assets, total, page.next)
         }
+        // A small page without filters, in the whole library or a small selection (an IN list), whose
+        // total is counted already, walks the library-order index for `limit` + 1 rows and no more: a
+        // point read. Anything that may walk further, or count, is read asynchronously.
+        let selectionIsSmall = try app.map { app in try database.pointRead { try SelectionTable.size(of: app, $0) } <= SelectionTable.smallSelection } ?? true
+        if query.mediaType == nil, query.from == nil, query.to == nil, offset == 0, limit <= DatabasePool.pointReadLimit, selectionIsSmall,
+           let answer = try database.pointRead({ try read($0, mayCount: false) }) {
+            return answer
+        }
+        return try await database.read { db in try read(db, mayCount: true)! }
     }
 
     /// Library order and its keyset condition. Both orders walk the `asset_library_order` index

@@ -18,6 +18,11 @@ final class QueryCounts: Sendable {
     static let capacity = 4096
     private let counts = Mutex<[Key: Int]>([:])
 
+    /// The count for `key`, when it is known.
+    func known(_ key: Key) -> Int? {
+        counts.withLock { $0[key] }
+    }
+
     func count(for key: Key, counting: () throws -> Int) rethrows -> Int {
         if let known = counts.withLock({ $0[key] }) { return known }
         let total = try counting()
