@@ -29,8 +29,7 @@ struct Catalog: Sendable {
             let records = try AssetRecord.fetchAll(statement, arguments: [list])
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
-        if identifiers.count <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
-        return try await database.read(read)
+        return try await database.read(inPlaceIf: identifiers.count <= DatabasePool.pointReadLimit, read)
     }
 
     func asset(_ identifier: String) async throws -> AssetRecord? {

@@ -11,8 +11,7 @@ extension Catalog {
             try Self.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
         }
         // Unfiltered, a page walks the library-order index for `limit` + 1 rows and no more.
-        if filter == nil, limit <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
-        return try await database.read(read)
+        return try await database.read(inPlaceIf: filter == nil && limit <= DatabasePool.pointReadLimit, read)
     }
 
     /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
@@ -23,10 +22,15 @@ extension Catalog {
         let limit = min(max(query.limit ?? 100, 0), 1000)
         let offset = cursor == nil ? max(query.offset ?? 0, 0) : 0
         let counts = self.counts
-        /// The page, or nil when its total is not counted yet and `mayCount` is false.
-        @Sendable func read(_ db: Database, mayCount: Bool) throws -> (page: [AssetRecord], total: Int, next: LibraryCursor?)? {
+        /// The page, or nil when `inPlace` and the read might walk or count more than a point read
+        /// does: a large selection (EXISTS per row) or a total not counted yet.
+        @Sendable func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetRecord], total: Int, next: LibraryCursor?)? {
             var conditions: [SQLExpression] = []
-            if let app { conditions.append(SelectionTable.contains(app: app, size: try SelectionTable.size(of: app, db))) }
+            if let app {
+                let size = try SelectionTable.size(of: app, db)
+                if inPlace, size > SelectionTable.smallSelection { return nil }
+                conditions.append(SelectionTable.contains(app: app, size: size))
+            }
             if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
             if let from = query.from { conditions.append(Column("creationDate") >= from) }
             if let to = query.to { conditions.append(Column("creationDate") < to) }
@@ -35,7 +39,7 @@ extension Catalog {
                 app: app, mediaType: query.mediaType?.rawValue, from: query.from, to: query.to,
                 libraryToken: try LibraryChangeLog.latestToken(in: db),
                 selectionVersion: try app.flatMap { try SelectionTable.version(of: $0, db) })
-            guard mayCount || counts.known(key) != nil else { return nil }
+            if inPlace, counts.known(key) == nil { return nil }
             let total = try counts.count(for: key) { try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db) }
             let order: LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
             let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
@@ -44,12 +48,11 @@ extension Catalog {
         // A small page without filters, in the whole library or a small selection (an IN list), whose
         // total is counted already, walks the library-order index for `limit` + 1 rows and no more: a
         // point read. Anything that may walk further, or count, is read asynchronously.
-        let selectionIsSmall = try app.map { app in try database.pointRead { try SelectionTable.size(of: app, $0) } <= SelectionTable.smallSelection } ?? true
-        if query.mediaType == nil, query.from == nil, query.to == nil, offset == 0, limit <= DatabasePool.pointReadLimit, selectionIsSmall,
-           let answer = try database.pointRead({ try read($0, mayCount: false) }) {
+        if query.mediaType == nil, query.from == nil, query.to == nil, offset == 0, limit <= DatabasePool.pointReadLimit,
+           let answer = try database.pointRead({ try read($0, inPlace: true) }) {
             return answer
         }
-        return try await database.read { db in try read(db, mayCount: true)! }
+        return try await database.read { db in try read(db, inPlace: false)! }
     }
 
     /// Library order and its keyset condition. Both orders walk the `asset_library_order` index

@@ -147,9 +147,8 @@ extension PickerService {
         let timeLimit = configuration.renderTimeLimit
         do {
             return try await derivatives.withFile(hash: asset.contentHash, kind: Self.renditionKind(width: width, height: height, mode: mode, quality: quality)) { destination in
-                let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
-                                                        contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
-                try DerivativeCache.write(image.data, to: destination)
+                try Self.renderRendition(of: original, width: width, height: height, mode: mode, quality: quality, timeLimit: timeLimit,
+                                         to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
             throw Self.lightboxError(error, doing: "render this image")
@@ -161,17 +160,24 @@ extension PickerService {
         "thumb-\(width)x\(height)-\(mode)-q\(quality)"
     }
 
+    /// Renders a rendition of `original` into `destination` (blocking: on a pool thread).
+    static func renderRendition(of original: URL, width: Int, height: Int, mode: ImageContentMode, quality: Int, timeLimit: Duration,
+                                to destination: URL) throws {
+        let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
+                                                contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
+        try DerivativeCache.write(image.data, to: destination)
+    }
+
     /// The owner's thumbnail of a just-stored image (what `posterOrThumbnail(of:side:)` gives),
     /// made on the calling pool thread unless cached: the import's proof that the image decodes.
     /// Returns the bytes it added to the cache (counted by the caller, `DerivativeCache.counted`).
     static func importThumbnail(of stored: URL, contentHash: String, side: Int, in derivatives: DerivativeCache,
                                 timeLimit: Duration) throws -> Int64 {
-        let url = derivatives.url(hash: contentHash, kind: renditionKind(width: side, height: side, mode: .fit, quality: 80))
+        let quality = ownerThumbnailQuality
+        let url = derivatives.url(hash: contentHash, kind: renditionKind(width: side, height: side, mode: .fit, quality: quality))
         guard !FileManager.default.fileExists(atPath: url.path) else { return 0 }
         return try DerivativeCache.makeBlocking(url) { destination in
-            let image = try ImageRenderer.thumbnail(of: stored, targetWidth: side, targetHeight: side, contentMode: .fit, quality: 80,
-                                                    timeLimit: timeLimit)
-            try DerivativeCache.write(image.data, to: destination)
+            try renderRendition(of: stored, width: side, height: side, mode: .fit, quality: quality, timeLimit: timeLimit, to: destination)
         }
     }
 

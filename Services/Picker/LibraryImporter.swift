@@ -23,7 +23,9 @@ struct LibraryImporter: Sendable {
     /// added to a derivative cache: the service's version keeps the thumbnail there; by default
     /// the image is rendered and the result dropped.
     var proveDecodes: @Sendable (_ stored: URL, _ contentHash: String) throws -> Int64 = { stored, _ in
-        _ = try ImageRenderer.thumbnail(of: stored, targetWidth: 256, targetHeight: 256, contentMode: .fit, quality: 80)
+        let side = PickerService.ownerThumbnailSide
+        _ = try ImageRenderer.thumbnail(of: stored, targetWidth: side, targetHeight: side, contentMode: .fit,
+                                        quality: PickerService.ownerThumbnailQuality)
         return 0
     }
     /// Told the bytes each `proveDecodes` added (the service counts them into its cache's quota).

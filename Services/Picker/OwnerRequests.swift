@@ -53,7 +53,7 @@ extension PickerService {
     /// Runs `use` with the file of what `posterOrThumbnail(of:side:)` returns, made first when it is not cached.
     func posterOrThumbnail<Result: Sendable>(of asset: AssetRecord, side: Int, _ use: @Sendable (URL) async throws -> Result) async throws -> Result {
         guard asset.mediaType == .video else {
-            return try await rendition(asset, width: side, height: side, mode: .fit, quality: 80, use)
+            return try await rendition(asset, width: side, height: side, mode: .fit, quality: Self.ownerThumbnailQuality, use)
         }
         let original = catalog.originalURL(of: asset)
         do {

@@ -86,8 +86,9 @@ public final class PickerService: Service {
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
     }
 
-    /// The side of the owner's thumbnails, made at import.
+    /// The side and JPEG quality of the owner's thumbnails (the one made at import included).
     static let ownerThumbnailSide = 256
+    static let ownerThumbnailQuality = 80
 
     var importer: LibraryImporter {
         var importer = LibraryImporter(catalog: catalog, logger: logger, pool: renderPool)

@@ -11,4 +11,10 @@ extension DatabasePool {
     func pointRead<T>(_ value: (Database) throws -> T) throws -> T {
         try read(value)
     }
+
+    /// A point read when `isPointRead`, otherwise the pool's asynchronous read.
+    func read<T: Sendable>(inPlaceIf isPointRead: Bool, _ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if isPointRead { return try pointRead(value) }
+        return try await read(value)
+    }
 }

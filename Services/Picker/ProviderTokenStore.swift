@@ -1,8 +1,8 @@
 import Foundation
-import Synchronization
 import GRDB
 import LightboxProtocol
 import LightboxTransport
+import Synchronization
 
 /// Item-provider tokens: 256 random bits handed to the app once, stored only as their SHA-256,
 /// bound to the app that picked, expiring, revocable; every refusal goes to the owner's audit trail.

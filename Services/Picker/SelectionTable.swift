@@ -37,8 +37,7 @@ struct SelectionTable: Sendable {
                 SELECT asset FROM appSelection WHERE app = ? AND asset IN (SELECT value FROM json_each(?))
                 """), arguments: [app, list]))
         }
-        if assets.count <= DatabasePool.pointReadLimit { return try database.pointRead(read) }
-        return try await database.read(read)
+        return try await database.read(inPlaceIf: assets.count <= DatabasePool.pointReadLimit, read)
     }
 
     static func version(of app: String, _ db: Database) throws -> Int64? {

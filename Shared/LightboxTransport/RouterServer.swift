@@ -318,7 +318,7 @@ private struct RouterLoop {
         socket.disconnect(peer)
         let ended = endStreams(of: peer)
         logger.warning("dropped a peer that stopped reading", metadata: [
-            "peer": "\(Self.hex(peer))", "reason": "\(reason)", "discardedReplies": "\(queued)", "endedStreams": "\(ended)"])
+            "peer": "\(peer.lowercaseHex)", "reason": "\(reason)", "discardedReplies": "\(queued)", "endedStreams": "\(ended)"])
     }
 
     /// This peer's connection is closed (it disconnected, or its heartbeats stopped).
@@ -326,7 +326,7 @@ private struct RouterLoop {
         queues[peer] = nil
         outbox.peers.markGone(peer)
         let ended = endStreams(of: peer)
-        logger.debug("a peer is gone", metadata: ["peer": "\(Self.hex(peer))", "endedStreams": "\(ended)"])
+        logger.debug("a peer is gone", metadata: ["peer": "\(peer.lowercaseHex)", "endedStreams": "\(ended)"])
     }
 
     mutating func endStreams(of peer: Data) -> Int {
@@ -378,10 +378,6 @@ private struct RouterLoop {
 
     static func header<Body: Codable & Sendable>(id: String, status: ReplyStatus, body: Body) -> [Data] {
         [(try? WireCoding.encode(ReplyEnvelope(id: id, status: status, body: body))) ?? Data("{}".utf8)]
-    }
-
-    static func hex(_ peer: Data) -> String {
-        peer.lowercaseHex
     }
 }
 
