@@ -1,31 +1,54 @@
 import Foundation
 
 /// Random access to a file's bytes without reading it whole: parsers seek to the boxes they need.
+/// A file already read into memory is served from there, without a system call per read.
 final class FileBytes {
     let url: URL
     let size: UInt64
-    private let handle: FileHandle
+    private let source: Source
+
+    private enum Source {
+        case handle(FileHandle)
+        case contents(Data)
+    }
 
     init(_ url: URL) throws(MediaError) {
         self.url = url
         do {
-            handle = try FileHandle(forReadingFrom: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            source = .handle(handle)
             size = try handle.seekToEnd()
         } catch {
             throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
         }
     }
 
-    deinit { try? handle.close() }
+    /// The file at `url`, whose whole contents the caller has just read.
+    init(_ url: URL, contents: Data) {
+        self.url = url
+        source = .contents(contents)
+        size = UInt64(contents.count)
+    }
+
+    deinit {
+        if case .handle(let handle) = source { try? handle.close() }
+    }
 
     /// Up to `count` bytes at `offset` (fewer at the end of the file).
     func read(at offset: UInt64, count: Int) throws(MediaError) -> Data {
         guard offset < size, count > 0 else { return Data() }
-        do {
-            try handle.seek(toOffset: offset)
-            return try handle.read(upToCount: count) ?? Data()
-        } catch {
-            throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
+        switch source {
+        case .contents(let data):
+            let start = data.startIndex + Int(offset)
+            // A copy, indexed from zero like what a FileHandle returns.
+            return Data(data[start..<min(data.endIndex, start + count)])
+        case .handle(let handle):
+            do {
+                try handle.seek(toOffset: offset)
+                return try handle.read(upToCount: count) ?? Data()
+            } catch {
+                throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
+            }
         }
     }
 

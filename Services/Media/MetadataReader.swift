@@ -11,6 +11,12 @@ public enum MetadataReader {
         try read(FileBytes(url))
     }
 
+    /// The same for a file whose whole contents were just read (a cached thumbnail on its way
+    /// out): the parsers read from memory. Throws only `MediaError`.
+    public static func read(fileAt url: URL, contents: Data) throws -> MediaMetadata {
+        try read(FileBytes(url, contents: contents))
+    }
+
     static func read(_ file: FileBytes) throws(MediaError) -> MediaMetadata {
         let name = file.url.lastPathComponent
         guard file.size > 0 else { throw MediaError(.malformed, "\(name) is empty") }

@@ -42,9 +42,8 @@ extension PickerService {
             return
         }
         // Upright size of the original: no request renders more pixels than it has (see `bounded`).
-        let orientation: Int? = if case .number(let value)? = local.imageProperties["Orientation"] { Int(value) } else { nil }
         let full = ThumbnailSize.upright(width: local.pixelWidth ?? Self.fastSide, height: local.pixelHeight ?? Self.fastSide,
-                                         orientation: orientation)
+                                         orientation: local.orientation)
         let mode = body.contentMode ?? .fit
         let (width, height) = ThumbnailSize.bounded(width: body.targetWidth ?? full.width, height: body.targetHeight ?? full.height,
                                                     contentMode: mode == .fill ? .fill : .fit,
@@ -185,8 +184,9 @@ extension PickerService {
     /// read from the page cache, shorter than a wait in the pool's queue behind renderings), a
     /// larger one on the render pool.
     func readRendition(_ url: URL) async throws -> Rendered {
-        let size = (try? url.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? .max
-        if size <= Self.readInPlaceBytes { return try Self.rendered(at: url) }
+        // stat(2) directly: URL.resourceValues cost a cached thumbnail a sixth of its time.
+        var status = stat()
+        if stat(url.path, &status) == 0, status.st_size <= Self.readInPlaceBytes { return try Self.rendered(at: url) }
         return try await renderPool.run { try Self.rendered(at: url) }
     }
 
@@ -194,7 +194,7 @@ extension PickerService {
 
     private static func rendered(at url: URL) throws -> Rendered {
         let data = try Data(contentsOf: url)
-        let metadata = try? MetadataReader.read(fileAt: url)
+        let metadata = try? MetadataReader.read(fileAt: url, contents: data)
         return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
     }
 

@@ -34,7 +34,7 @@ public struct AssetQuery: Codable, Sendable, Hashable {
     }
 }
 
-public struct FetchAssetsResponse: Codable, Sendable {
+public struct FetchAssetsResponse: Codable, Sendable, Hashable {
     public var assets: [AssetSummary]
     /// How many match in all (before paging).
     public var total: Int

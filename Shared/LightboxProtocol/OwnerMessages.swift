@@ -82,7 +82,7 @@ public struct AssetSummary: Codable, Sendable, Hashable {
     }
 }
 
-public struct ListAssetsResponse: Codable, Sendable {
+public struct ListAssetsResponse: Codable, Sendable, Hashable {
     public var assets: [AssetSummary]
     /// The cursor of the following page; nil on the last page.
     public var next: String?

@@ -16,8 +16,17 @@ public enum WireCoding {
         return decoder
     }
 
+    /// A value that writes its own JSON (`WireJSONWritable`) is written directly; anything else, or
+    /// a value the writer cannot spell as the encoder would, goes through JSONEncoder.
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
-        try makeEncoder().encode(value)
+        if let writable = value as? any WireJSONWritable {
+            var json = WireJSONWriter()
+            do {
+                try writable.write(to: &json)
+                return Data(json.bytes)
+            } catch is WireJSONWriter.Unwritable {}
+        }
+        return try makeEncoder().encode(value)
     }
 
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {

@@ -1,0 +1,84 @@
+import Foundation
+
+// The replies apps and the owner's surface ask for most, written without JSONEncoder (see
+// `WireJSONWritable`). A new field must be written here too: `WireJSONTests` compares each with
+// the encoder's JSON of a fully populated value.
+
+extension ReplyEnvelope: WireJSONWritable where Body: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("v", v)
+            $0.member("id", id)
+            $0.member("status", status)
+            try $0.member("body", body)
+        }
+    }
+}
+
+extension AssetSummary: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("identifier", identifier)
+            $0.member("fileName", fileName)
+            $0.member("type", type)
+            $0.member("mediaType", mediaType)
+            $0.member("subtypes", subtypes)
+            $0.member("pixelWidth", pixelWidth)
+            $0.member("pixelHeight", pixelHeight)
+            try $0.member("duration", duration)
+            $0.member("fileSize", fileSize)
+            try $0.member("creationDate", creationDate)
+            $0.member("isInCloud", isInCloud)
+        }
+    }
+}
+
+extension FetchAssetsResponse: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            try $0.member("assets", assets)
+            $0.member("total", total)
+            $0.member("next", next)
+        }
+    }
+}
+
+extension ListAssetsResponse: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            try $0.member("assets", assets)
+            $0.member("next", next)
+        }
+    }
+}
+
+extension ImageResultInfo: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        json.object {
+            $0.member("isDegraded", isDegraded)
+            $0.member("isInCloud", isInCloud)
+            $0.member("isCancelled", isCancelled)
+            $0.member("type", type)
+            $0.member("pixelWidth", pixelWidth)
+            $0.member("pixelHeight", pixelHeight)
+        }
+    }
+}
+
+extension StatusResponse: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        json.object {
+            $0.member("level", level)
+            $0.member("status", status)
+        }
+    }
+}
+
+extension ServiceIdentity: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        json.object {
+            $0.member("service", service)
+            $0.member("principal", principal)
+        }
+    }
+}
