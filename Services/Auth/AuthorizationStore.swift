@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxStorage
 
 /// Statuses, limited selections and the change log, persisted. Every change commits in one
 /// transaction with its change record (synchronous=FULL): when a caller is answered, it is on disk.
@@ -30,7 +31,8 @@ public struct AuthorizationStore: Sendable {
     /// The app's statuses, and its selection unless `includingSelection` is false (a status check
     /// need not read 100,000 identifiers).
     func access(of app: String, includingSelection: Bool = true) async throws -> Access {
-        try await database.read { db in try Self.access(of: app, includingSelection: includingSelection, db) }
+        // Statuses alone are two rows by key: a point read on the calling thread.
+        try await database.read(inPlaceIf: !includingSelection) { db in try Self.access(of: app, includingSelection: includingSelection, db) }
     }
 
     func selectionCount(of app: String) async throws -> Int {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxStorage
 import LightboxProtocol
 
 /// The picker's view of the library: assets by identifier and in library order (newest first).

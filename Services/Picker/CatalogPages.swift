@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxStorage
 import LightboxProtocol
 
 /// The library a page at a time, filtered in SQL and continued by a keyset cursor (not OFFSET), so

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxStorage
 import LightboxProtocol
 import LightboxTransport
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxStorage
 
 /// Limited apps' selections, kept in the catalog's database as lightbox-auth last answered them, so
 /// queries inside a selection join a table (any size: no SQLite variable limit, nothing per call on

@@ -274,7 +274,7 @@ public struct AuditEntry: Codable, Sendable, Hashable {
 
 /// `auth.audit.record` (services only, fire-and-forget): reads the picker served, for the owner's
 /// audit trail. `app` is the CURVE identity the picker saw, never a field an app sent.
-public struct AuditRecordRequest: Codable, Sendable {
+public struct AuditRecordRequest: Codable, Sendable, Hashable {
     public var entries: [AuditEntry]
     public init(entries: [AuditEntry]) { self.entries = entries }
 }

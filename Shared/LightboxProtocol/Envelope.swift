@@ -59,6 +59,7 @@ public struct ReplyEnvelope<Body: Codable & Sendable>: Codable, Sendable {
 }
 
 extension ReplyEnvelope: Equatable where Body: Equatable {}
+extension RequestEnvelope: Equatable where Body: Equatable {}
 
 /// A reply's header with the body kept as raw JSON, decoded later into the type the caller expects.
 public struct ReplyHead: Decodable, Sendable {

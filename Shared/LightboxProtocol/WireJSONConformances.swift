@@ -1,6 +1,7 @@
 import Foundation
 
-// The replies apps and the owner's surface ask for most, written without JSONEncoder (see
+// The replies apps and the owner's surface ask for most, and the audit batches the picker sends
+// auth for every read, written without JSONEncoder (see
 // `WireJSONWritable`). A new field must be written here too: `WireJSONTests` compares each with
 // the encoder's JSON of a fully populated value.
 
@@ -11,6 +12,38 @@ extension ReplyEnvelope: WireJSONWritable where Body: WireJSONWritable {
             $0.member("id", id)
             $0.member("status", status)
             try $0.member("body", body)
+        }
+    }
+}
+
+extension RequestEnvelope: WireJSONWritable where Body: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("v", v)
+            $0.member("id", id)
+            $0.member("op", op)
+            try $0.member("body", body)
+        }
+    }
+}
+
+extension AuditRecordRequest: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object { try $0.member("entries", entries) }
+    }
+}
+
+extension AuditEntry: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("id", id)
+            $0.member("app", app)
+            $0.member("operation", operation)
+            $0.member("assetCount", assetCount)
+            $0.member("outcome", outcome)
+            try $0.member("at", at)
+            $0.member("bytes", bytes)
+            $0.member("asset", asset)
         }
     }
 }

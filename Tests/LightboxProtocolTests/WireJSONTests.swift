@@ -59,6 +59,17 @@ import Testing
         try expectSameJSON(ImageResultInfo(isDegraded: true, isInCloud: true, isCancelled: true, type: .jpeg, pixelWidth: 128, pixelHeight: 96))
     }
 
+    @Test("Audit batches the picker sends auth are written as JSONEncoder writes them")
+    func auditBatches() throws {
+        let entries = Self.awkwardStrings.enumerated().map { index, text in
+            AuditEntry(id: index.isMultiple(of: 2) ? Int64(index) : nil, app: "app-\(text)", operation: "fetch", assetCount: index,
+                       outcome: text, at: Date(timeIntervalSince1970: 1_795_000_000.5 + Double(index)),
+                       bytes: index.isMultiple(of: 3) ? nil : Int64(index) << 40, asset: index.isMultiple(of: 4) ? nil : "ID-\(index)/L0/001")
+        }
+        try expectSameJSON(RequestEnvelope(id: "audit-1", op: .recordAudit, body: AuditRecordRequest(entries: entries)))
+        try expectSameJSON(RequestEnvelope(id: "audit-2", op: .recordAudit, body: AuditRecordRequest(entries: [])))
+    }
+
     @Test("What the writer cannot spell as JSONEncoder would goes through JSONEncoder")
     func unwritableValuesFallBack() throws {
         let farFuture = Self.summary(1, name: "x", duration: nil, date: Date(timeIntervalSince1970: 253_402_300_805))
