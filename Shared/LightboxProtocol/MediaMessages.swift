@@ -137,7 +137,7 @@ public struct AssetRequest: Codable, Sendable {
 }
 
 /// `library.properties`: an asset's image properties, as CGImageSourceCopyPropertiesAtIndex gives them.
-public struct ImagePropertiesResponse: Codable, Sendable {
+public struct ImagePropertiesResponse: Codable, Sendable, Hashable {
     public var asset: String
     public var properties: [String: JSONValue]
     public init(asset: String, properties: [String: JSONValue]) {

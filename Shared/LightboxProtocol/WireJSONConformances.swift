@@ -1,6 +1,6 @@
 import Foundation
 
-// The replies apps and the owner's surface ask for most, and the audit batches the picker sends
+// The replies apps and the owner's surface ask for most (asset pages, statuses, descriptions), and the audit batches the picker sends
 // auth for every read, written without JSONEncoder (see
 // `WireJSONWritable`). A new field must be written here too: `WireJSONTests` compares each with
 // the encoder's JSON of a fully populated value.
@@ -112,6 +112,53 @@ extension ServiceIdentity: WireJSONWritable {
         json.object {
             $0.member("service", service)
             $0.member("principal", principal)
+        }
+    }
+}
+
+extension ProviderDescription: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("registeredTypeIdentifiers", registeredTypeIdentifiers)
+            $0.member("suggestedName", suggestedName)
+            $0.member("fileSize", fileSize)
+            try $0.member("properties", properties)
+            try $0.member("imageProperties", imageProperties)
+        }
+    }
+}
+
+extension ImageProperties: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("pixelWidth", pixelWidth)
+            $0.member("pixelHeight", pixelHeight)
+            $0.member("isAnimated", isAnimated)
+            $0.member("frameCount", frameCount)
+            try $0.member("duration", duration)
+            try $0.member("creationDate", creationDate)
+        }
+    }
+}
+
+extension JSONValue: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        switch self {
+        case .null: json.null()
+        case .bool(let value): json.bool(value)
+        case .number(let value): try json.number(value)
+        case .string(let value): json.string(value)
+        case .array(let values): try json.array(values) { try $1.write(to: &$0) }
+        case .object(let members): try json.object(members)
+        }
+    }
+}
+
+extension ImagePropertiesResponse: WireJSONWritable {
+    public func write(to json: inout WireJSONWriter) throws {
+        try json.object {
+            $0.member("asset", asset)
+            try $0.member("properties", properties)
         }
     }
 }

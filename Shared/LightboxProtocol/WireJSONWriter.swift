@@ -34,6 +34,16 @@ public struct WireJSONWriter {
         isFirstInContainer = false
     }
 
+    /// A dictionary as an object, its keys in the dictionary's order (as JSONEncoder writes it).
+    public mutating func object<Value: WireJSONWritable>(_ members: [String: Value]) throws {
+        try object { json in
+            for (name, value) in members {
+                json.key(name)
+                try value.write(to: &json)
+            }
+        }
+    }
+
     public mutating func array<Elements: Sequence>(_ elements: Elements,
                                                    _ write: (inout WireJSONWriter, Elements.Element) throws -> Void) rethrows {
         bytes.append(UInt8(ascii: "["))
@@ -53,6 +63,14 @@ public struct WireJSONWriter {
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        isFirstInContainer = false
+    }
+
+    /// Starts an object member whose name is data (a dictionary's key), escaped as any string is.
+    public mutating func key(_ name: String) {
+        if !isFirstInContainer { bytes.append(UInt8(ascii: ",")) }
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
         isFirstInContainer = false
     }
 
@@ -98,6 +116,12 @@ public struct WireJSONWriter {
         try value.write(to: &self)
     }
 
+    public mutating func member<Value: WireJSONWritable>(_ name: StaticString, _ values: [String: Value]?) throws {
+        guard let values else { return }
+        key(name)
+        try object(values)
+    }
+
     public mutating func member<Element: RawRepresentable>(_ name: StaticString, _ values: [Element]) where Element.RawValue == String {
         key(name)
         array(values) { $0.string($1.rawValue) }
@@ -139,6 +163,10 @@ public struct WireJSONWriter {
         } else {
             bytes.append(contentsOf: value.description.utf8)
         }
+    }
+
+    public mutating func null() {
+        bytes.append(contentsOf: "null".utf8)
     }
 
     public mutating func bool(_ value: Bool) {

@@ -59,6 +59,27 @@ import Testing
         try expectSameJSON(ImageResultInfo(isDegraded: true, isInCloud: true, isCancelled: true, type: .jpeg, pixelWidth: 128, pixelHeight: 96))
     }
 
+    /// A property dictionary shaped like ImageIO's, with every kind of JSON value and awkward keys.
+    static let imageProperties: [String: JSONValue] = [
+        "Orientation": .number(6), "DPIWidth": .number(72.5), "HasAlpha": .bool(false), "ProfileName": .null,
+        "{Exif}": .object(["DateTimeOriginal": .string("2024:05:01 10:00:00"), "ExposureTime": .number(0.008),
+                           "ISOSpeedRatings": .array([.number(100), .number(200)]), "Flash": .bool(true)]),
+        "{GPS}": .object(["Latitude": .number(48.8584), "LatitudeRef": .string("N"), "Empty": .object([:]), "None": .array([])]),
+        "quote \" key\n": .string("tab\tvalue \u{01} 東京"), "": .number(-1e-7),
+    ]
+
+    @Test("Descriptions and property dictionaries are written as JSONEncoder writes them")
+    func descriptions() throws {
+        let full = ImageProperties(pixelWidth: 4032, pixelHeight: 3024, isAnimated: false, frameCount: 1, duration: 2.5,
+                                   creationDate: Date(timeIntervalSince1970: 1_700_000_000.25))
+        try expectSameJSON(ProviderDescription(registeredTypeIdentifiers: [.jpeg, UTType("public.heic")], suggestedName: "IMG \"1\"",
+                                               fileSize: 123_456, properties: full, imageProperties: Self.imageProperties))
+        try expectSameJSON(ProviderDescription(registeredTypeIdentifiers: [], suggestedName: nil, fileSize: 0, properties: ImageProperties()))
+        try expectSameJSON(ImagePropertiesResponse(asset: "ID-1/L0/001", properties: Self.imageProperties))
+        try expectSameJSON(ImagePropertiesResponse(asset: "ID-2/L0/001", properties: [:]))
+        for value in Self.imageProperties.values { try expectSameJSON(value) }
+    }
+
     @Test("Audit batches the picker sends auth are written as JSONEncoder writes them")
     func auditBatches() throws {
         let entries = Self.awkwardStrings.enumerated().map { index, text in
