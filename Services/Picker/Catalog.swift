@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import LightboxStorage
 import LightboxProtocol
+import LightboxStorage
 
 /// The picker's view of the library: assets by identifier and in library order (newest first).
 struct Catalog: Sendable {

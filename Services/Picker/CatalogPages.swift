@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import LightboxStorage
 import LightboxProtocol
+import LightboxStorage
 
 /// The library a page at a time, filtered in SQL and continued by a keyset cursor (not OFFSET), so
 /// the first and the thousandth page cost the same.

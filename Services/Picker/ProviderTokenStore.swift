@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
-import LightboxStorage
 import LightboxProtocol
+import LightboxStorage
 import LightboxTransport
 import Synchronization
 
