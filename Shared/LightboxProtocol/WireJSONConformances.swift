@@ -131,12 +131,13 @@ extension ProviderDescription: WireJSONWritable {
 extension ImageProperties: WireJSONWritable {
     public func write(to json: inout WireJSONWriter) throws {
         try json.object {
-            $0.member("pixelWidth", pixelWidth)
-            $0.member("pixelHeight", pixelHeight)
-            $0.member("isAnimated", isAnimated)
-            $0.member("frameCount", frameCount)
-            try $0.member("duration", duration)
-            try $0.member("creationDate", creationDate)
+            // ImageIO's key names (see ImageProperties.CodingKeys).
+            $0.member("PixelWidth", pixelWidth)
+            $0.member("PixelHeight", pixelHeight)
+            $0.member("IsAnimated", isAnimated)
+            $0.member("FrameCount", frameCount)
+            try $0.member("Duration", duration)
+            try $0.member("CreationDate", creationDate)
         }
     }
 }
