@@ -77,10 +77,15 @@ public struct WireJSONWriter {
 
     // MARK: Members (nil optionals are left out, as synthesized Codable does)
 
-    public mutating func member(_ name: StaticString, _ value: String?) {
+    /// A member whose value `write` spells, left out when the value is nil.
+    private mutating func member<Value>(_ name: StaticString, _ value: Value?, _ write: (inout WireJSONWriter, Value) throws -> Void) rethrows {
         guard let value else { return }
         key(name)
-        string(value)
+        try write(&self, value)
+    }
+
+    public mutating func member(_ name: StaticString, _ value: String?) {
+        member(name, value) { $0.string($1) }
     }
 
     public mutating func member<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == String {
@@ -88,39 +93,27 @@ public struct WireJSONWriter {
     }
 
     public mutating func member<Value: BinaryInteger>(_ name: StaticString, _ value: Value?) {
-        guard let value else { return }
-        key(name)
-        integer(value)
+        member(name, value) { $0.integer($1) }
     }
 
     public mutating func member(_ name: StaticString, _ value: Double?) throws {
-        guard let value else { return }
-        key(name)
-        try number(value)
+        try member(name, value) { try $0.number($1) }
     }
 
     public mutating func member(_ name: StaticString, _ value: Bool?) {
-        guard let value else { return }
-        key(name)
-        bool(value)
+        member(name, value) { $0.bool($1) }
     }
 
     public mutating func member(_ name: StaticString, _ value: Date?) throws {
-        guard let value else { return }
-        key(name)
-        try date(value)
+        try member(name, value) { try $0.date($1) }
     }
 
     public mutating func member(_ name: StaticString, _ value: (any WireJSONWritable)?) throws {
-        guard let value else { return }
-        key(name)
-        try value.write(to: &self)
+        try member(name, value) { try $1.write(to: &$0) }
     }
 
     public mutating func member<Value: WireJSONWritable>(_ name: StaticString, _ values: [String: Value]?) throws {
-        guard let values else { return }
-        key(name)
-        try object(values)
+        try member(name, values) { try $0.object($1) }
     }
 
     public mutating func member<Element: RawRepresentable>(_ name: StaticString, _ values: [Element]) where Element.RawValue == String {
