@@ -67,10 +67,23 @@ final class ServiceProcesses: @unchecked Sendable {
         helpers.append(process)
     }
 
-    /// SIGTERM to all (graceful stop), then waits for them.
+    /// How long a service has to stop gracefully before it is killed.
+    static let gracePeriod: Duration = .seconds(15)
+
+    /// SIGTERM to all (graceful stop), then waits for them; one still running after `gracePeriod`
+    /// is killed, with a line on stderr, so a hung service cannot hang the command that started it.
     func stop() {
         let all = helpers + [surface, picker, auth].compactMap { $0 }
         for process in all where process.isRunning { process.terminate() }
-        for process in all { process.waitUntilExit() }
+        let deadline = ContinuousClock.now + Self.gracePeriod
+        // Polled: Foundation's waitUntilExit has no timeout (and spins a core while it waits).
+        while all.contains(where: \.isRunning), ContinuousClock.now < deadline {
+            usleep(20_000)
+        }
+        for process in all where process.isRunning {
+            FileHandle.standardError.write(Data("\(process.executableURL?.lastPathComponent ?? "a service") did not stop within \(Self.gracePeriod) of SIGTERM; killed it.\n".utf8))
+            kill(process.processIdentifier, SIGKILL)
+        }
+        while all.contains(where: \.isRunning) { usleep(20_000) }
     }
 }

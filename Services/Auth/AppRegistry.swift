@@ -31,15 +31,15 @@ public struct AppRegistry: Sendable {
     }
 
     public func apps() async throws -> [AppManifest] {
-        try await database.read { db in try AppRecord.order(Column("id")).fetchAll(db).map(\.manifest) }
+        try await database.detachedRead { db in try AppRecord.order(Column("id")).fetchAll(db).map(\.manifest) }
     }
 
     public func app(withPublicKey key: String) async throws -> AppManifest? {
-        try await database.read { db in try AppRecord.filter(Column("publicKey") == key).fetchOne(db)?.manifest }
+        try await database.detachedRead { db in try AppRecord.filter(Column("publicKey") == key).fetchOne(db)?.manifest }
     }
 
     public func app(withID id: String) async throws -> AppManifest? {
-        try await database.read { db in try AppRecord.fetchOne(db, key: id)?.manifest }
+        try await database.detachedRead { db in try AppRecord.fetchOne(db, key: id)?.manifest }
     }
 
     private func isValidPublicKey(_ key: String) -> Bool {

@@ -128,13 +128,14 @@ public final class AuditLog: Sendable {
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
         arguments += [limit + 1]
-        let rows = try await database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM audit \(filter) ORDER BY id DESC LIMIT ?", arguments: arguments)
+        let query = arguments
+        let found = try await database.detachedRead { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM audit \(filter) ORDER BY id DESC LIMIT ?", arguments: query).map {
+                AuditEntry(id: $0["id"], app: $0["app"], operation: $0["operation"], assetCount: $0["assetCount"], outcome: $0["outcome"],
+                           at: $0["at"], bytes: $0["bytes"], asset: $0["asset"])
+            }
         }
-        let entries = rows.prefix(limit).map {
-            AuditEntry(id: $0["id"], app: $0["app"], operation: $0["operation"], assetCount: $0["assetCount"], outcome: $0["outcome"],
-                       at: $0["at"], bytes: $0["bytes"], asset: $0["asset"])
-        }
-        return AuditResponse(entries: entries, next: rows.count > limit ? entries.last?.id : nil)
+        let entries = Array(found.prefix(limit))
+        return AuditResponse(entries: entries, next: found.count > limit ? entries.last?.id : nil)
     }
 }

@@ -36,7 +36,7 @@ public struct AuthorizationStore: Sendable {
     }
 
     func selectionCount(of app: String) async throws -> Int {
-        try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0 }
+        try await database.detachedRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0 }
     }
 
     static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
@@ -94,14 +94,14 @@ public struct AuthorizationStore: Sendable {
     }
 
     func changes(of app: String, since token: Int64) async throws -> [AuthorizationChange] {
-        try await database.read { db in
+        try await database.detachedRead { db in
             try Row.fetchAll(db, sql: "SELECT * FROM change WHERE app = ? AND token > ? ORDER BY token", arguments: [app, token])
                 .map(Self.change)
         }
     }
 
     func latestToken(of app: String) async throws -> Int64 {
-        try await database.read { db in
+        try await database.detachedRead { db in
             try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change WHERE app = ?", arguments: [app]) ?? 0
         }
     }

@@ -5,7 +5,7 @@ import LightboxProtocol
 /// Albums holding assets (`albumAsset`); every membership change is a library change.
 extension Catalog {
     func album(_ identifier: String) async throws -> Album? {
-        try await database.read { db in
+        try await database.detachedRead { db in
             try Row.fetchOne(db, sql: "SELECT * FROM album WHERE identifier = ?", arguments: [identifier]).map {
                 Album(identifier: $0["identifier"], title: $0["title"], createdAt: $0["createdAt"])
             }
@@ -34,7 +34,7 @@ extension Catalog {
 
     /// One page of an album's assets, newest first.
     func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
-        try await database.read { db in
+        try await database.detachedRead { db in
             let member = SQL(sql: "identifier IN (SELECT asset FROM albumAsset WHERE album = ?)", arguments: [album]).sqlExpression
             return try Self.page(db, conditions: [member], order: .newestFirst, limit: limit, after: cursor)
         }

@@ -25,7 +25,7 @@ extension Catalog {
     }
 
     private func removeUnusedFiles(of asset: AssetRecord) async throws {
-        let (pathInUse, contentInUse) = try await database.read { db in
+        let (pathInUse, contentInUse) = try await database.detachedRead { db in
             (try AssetRecord.filter(Column("storedPath") == asset.storedPath).fetchCount(db) > 0,
              try AssetRecord.filter(Column("contentHash") == asset.contentHash).fetchCount(db) > 0)
         }
@@ -33,7 +33,7 @@ extension Catalog {
             for folder in [originals, cloud] { try? FileManager.default.removeItem(at: folder.appendingPathComponent(asset.storedPath)) }
         }
         if let movie = asset.pairedPath,
-           try await database.read({ db in try AssetRecord.filter(Column("pairedPath") == movie).fetchCount(db) }) == 0 {
+           try await database.detachedRead({ db in try AssetRecord.filter(Column("pairedPath") == movie).fetchCount(db) }) == 0 {
             try? FileManager.default.removeItem(at: originals.appendingPathComponent(movie))
         }
         if !contentInUse {

@@ -17,7 +17,7 @@ struct Catalog: Sendable {
     let counts = QueryCounts()
 
     func allAssets() async throws -> [AssetRecord] {
-        try await database.read { db in
+        try await database.detachedRead { db in
             try AssetRecord.order(Column("creationDate").desc, Column("identifier")).fetchAll(db)
         }
     }
@@ -66,7 +66,7 @@ struct Catalog: Sendable {
     }
 
     func albums() async throws -> [Album] {
-        try await database.read { db in
+        try await database.detachedRead { db in
             try Row.fetchAll(db, sql: "SELECT * FROM album ORDER BY createdAt, identifier").map {
                 Album(identifier: $0["identifier"], title: $0["title"], createdAt: $0["createdAt"])
             }

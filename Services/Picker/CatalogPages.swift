@@ -53,7 +53,7 @@ extension Catalog {
            let answer = try database.pointRead({ try read($0, inPlace: true) }) {
             return answer
         }
-        return try await database.read { db in try read(db, inPlace: false)! }
+        return try await database.detachedRead { db in try read(db, inPlace: false)! }
     }
 
     /// Library order and its keyset condition. Both orders walk the `asset_library_order` index

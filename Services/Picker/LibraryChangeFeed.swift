@@ -61,7 +61,7 @@ actor LibraryChangeFeed {
         repeat {
             hasMore = false
             let after = delivered
-            guard let entries = try? await database.read({ db in try LibraryChangeLog.entries(after: after, limit: 1000, in: db) }),
+            guard let entries = try? await database.detachedRead({ db in try LibraryChangeLog.entries(after: after, limit: 1000, in: db) }),
                   let last = entries.last else { return }
             delivered = last.token
             for (app, list) in watchers {
@@ -77,7 +77,7 @@ actor LibraryChangeFeed {
                     for watcher in list { watcher.responder.event(change) }
                 }
             }
-            if !hasMore, let latest = try? await database.read({ db in try LibraryChangeLog.latestToken(in: db) }), latest > delivered {
+            if !hasMore, let latest = try? await database.detachedRead({ db in try LibraryChangeLog.latestToken(in: db) }), latest > delivered {
                 hasMore = true
             }
         } while hasMore

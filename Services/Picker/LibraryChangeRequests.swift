@@ -14,7 +14,7 @@ extension PickerService {
         let decision = try await decide(.read, for: app, on: request)
         let since = max(body.since ?? 0, 0)
         let limit = min(max(body.limit ?? Self.maximumChangesPerReply, 1), Self.maximumChangesPerReply)
-        let (entries, latest) = try await catalog.database.read { db in
+        let (entries, latest) = try await catalog.database.detachedRead { db in
             (try LibraryChangeLog.entries(after: since, limit: limit, in: db), try LibraryChangeLog.latestToken(in: db))
         }
         let changes = entries.compactMap { LibraryChangeLog.visible($0, to: decision) }
@@ -34,7 +34,7 @@ extension PickerService {
         var after = since
         while true {
             let start = after
-            let entries = try await catalog.database.read { db in
+            let entries = try await catalog.database.detachedRead { db in
                 try LibraryChangeLog.entries(after: start, limit: Self.maximumChangesPerReply, in: db)
             }
             for entry in entries {
