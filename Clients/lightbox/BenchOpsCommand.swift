@@ -22,6 +22,9 @@ struct BenchOpsCommand: AsyncParsableCommand {
         sending ready-made request frames, so the ratio is what the service adds. Prints the median \
         over rounds of each p50, p99 and requests/s, each p50's ratio to the echo's, and the p50 of the \
         same operation through LightboxClient (its async DealerConnection), timed in the same rounds. \
+        Then decisions per second: library.fetchAssets from --concurrency clients that each keep --window \
+        requests in flight (pipelined, as an app fetching many things does), beside the echo driven the \
+        same way, in alternating rounds. \
         Last, service.ping from one client for --load-seconds alone, then again while another app keeps \
         --renders full-size image.request renderings of a large photo running (each at a size of its own, \
         so none comes from the cache): the p50 and p99 of both.
@@ -33,6 +36,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
     @Option(help: "The library to import.") var library = "Samples/library"
     @Option(help: "Full-size renderings running at once while service.ping is timed under load.") var renders = 8
     @Option(help: "Seconds of service.ping alone, and again under the renderings.") var loadSeconds = 10.0
+    @Option(help: "Requests each client keeps in flight in the pipelined runs (the service allows 64 per app; all clients are one app).")
+    var window = 4
     @Option(help: "Only these operations, by the names the table prints (comma-separated, e.g. library.fetchAssets,library.query); all by default. For profiling one operation.")
     var only: String?
 
@@ -211,6 +216,10 @@ struct BenchOpsCommand: AsyncParsableCommand {
             }
         }
 
+        if let fetch = operations.first(where: { $0.name == "library.fetchAssets" }) {
+            try await printDecisionRate(fetch.bare, echoEndpoint: echoEndpoint, echoKey: echoKeys.publicKey, payload: payload)
+        }
+
         note("timing service.ping alone and beside \(renders) full-size renderings")
         let photo = try await owner.assetPage(limit: ListAssetsRequest.maximumLimit).assets.first { $0.pixelWidth == Self.largeSize.width }
         guard let photo else { throw ValidationError("the large photo was not imported") }
@@ -236,6 +245,44 @@ struct BenchOpsCommand: AsyncParsableCommand {
     }
 
     static let largeSize = (width: 4000, height: 3000)
+
+    /// Every library call is a decision: how many library.fetchAssets calls a second the picker
+    /// answers when its clients pipeline them, beside the echo pipelined alike, alternating rounds.
+    func printDecisionRate(_ fetch: BareRequest, echoEndpoint: String, echoKey: String, payload: Data) async throws {
+        let perClient = 2 * requests
+        var echoRates: [Double] = []
+        var fetchRates: [Double] = []
+        for _ in 0..<rounds {
+            echoRates.append(try await Self.pipelinedRate(clients: concurrency, requests: perClient) { _ in
+                try BareEcho.pipelinedEchoes(endpoint: echoEndpoint, serverKey: echoKey, count: perClient, payload: payload, window: window)
+            })
+            let headers = try (0..<concurrency).map { try fetch.headers($0, perClient) }
+            fetchRates.append(try await Self.pipelinedRate(clients: concurrency, requests: perClient) { client in
+                try BareEcho.pipelinedRequests(endpoint: fetch.endpoint, serverKey: fetch.serverKey, keyPair: fetch.keyPair,
+                                               headers: headers[client], window: window)
+            })
+        }
+        let echo = Self.median(echoRates)
+        let decisions = Self.median(fetchRates)
+        print(String(format: "decisions/s: library.fetchAssets pipelined, %d clients × %d in flight: %.0f req/s (echo pipelined alike: %.0f req/s, ratio %.2f)",
+                     concurrency, window, decisions, echo, echo / decisions))
+    }
+
+    /// Requests a second of `clients` bare DEALER threads, each running `run` (which sends `requests`).
+    static func pipelinedRate(clients: Int, requests: Int, _ run: @escaping @Sendable (Int) throws -> Duration) async throws -> Double {
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                        Thread { continuation.resume(with: Result { _ = try run(client) }) }.start()
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        return Double(clients * requests) / (ContinuousClock.now - start).seconds
+    }
 
     /// A 12-megapixel JPEG (a camera's size) in `folder`, dated long ago so that it sorts last in the library.
     static func writeLargePhoto(in folder: URL) throws -> URL {

@@ -28,15 +28,57 @@ public enum BareEcho {
     /// as `keyPair`, each waiting for its final reply: the service's own cost, with no client library
     /// between, measured exactly as the echo is. An `error` reply throws.
     public static func requests(endpoint: String, serverKey: String, keyPair: CurveKeyPair, headers: [Data]) throws -> [Duration] {
-        let ok = Data(#""status":"ok""#.utf8)
-        let error = Data(#""status":"error""#.utf8)
-        return try roundTrips(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair, messages: headers) { header in
-            if header.firstRange(of: ok) != nil { return true }
-            if header.firstRange(of: error) != nil {
-                throw TransportError(.socket, "the service refused a bench request: \(String(decoding: header, as: UTF8.self))")
-            }
-            return false
+        try roundTrips(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair, messages: headers, isFinal: isFinalReply)
+    }
+
+    /// `count` messages of `payload` with up to `window` of them awaiting their echo at once;
+    /// returns how long they all took.
+    public static func pipelinedEchoes(endpoint: String, serverKey: String, count: Int, payload: Data, window: Int) throws -> Duration {
+        try pipelined(endpoint: endpoint, serverKey: serverKey, keyPair: try CurveKeyPair.generate(),
+                      messages: Array(repeating: payload, count: count), window: window) { _ in true }
+    }
+
+    /// Lightbox requests with up to `window` of them awaiting their final reply at once, as an app
+    /// that fetches many things pipelines them; returns how long they all took. An `error` reply
+    /// (a `busy` one too: the window must fit the service's per-app allowance) throws.
+    public static func pipelinedRequests(endpoint: String, serverKey: String, keyPair: CurveKeyPair, headers: [Data], window: Int) throws -> Duration {
+        try pipelined(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair, messages: headers, window: window, isFinal: isFinalReply)
+    }
+
+    /// Whether a reply header ends its request; an `error` reply throws.
+    private static func isFinalReply(_ header: Data) throws -> Bool {
+        if header.firstRange(of: Data(#""status":"ok""#.utf8)) != nil { return true }
+        if header.firstRange(of: Data(#""status":"error""#.utf8)) != nil {
+            throw TransportError(.socket, "the service refused a bench request: \(String(decoding: header, as: UTF8.self))")
         }
+        return false
+    }
+
+    private static func pipelined(endpoint: String, serverKey: String, keyPair: CurveKeyPair, messages: [Data], window: Int,
+                                  isFinal: (Data) throws -> Bool) throws -> Duration {
+        let socket = try Socket(type: ZMQ_DEALER)
+        try socket.makeCurveClient(keyPair, serverKey: serverKey)
+        try socket.connect(endpoint)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var sent = 0
+        var finished = 0
+        func sendNext() throws {
+            guard try socket.send([messages[sent]]) else { throw TransportError(.socket, "the server's pipe is full") }
+            sent += 1
+        }
+        while sent < min(window, messages.count) { try sendNext() }
+        while finished < messages.count {
+            var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
+            try poll(&items, timeoutMilliseconds: 10_000)
+            guard items[0].isReadable else { throw TransportError(.socket, "the server did not answer in 10 s") }
+            while let reply = try socket.receive() {
+                guard try isFinal(reply.frames.first ?? Data()) else { continue }
+                finished += 1
+                if sent < messages.count { try sendNext() }
+            }
+        }
+        return clock.now - start
     }
 
     private static func roundTrips(endpoint: String, serverKey: String, keyPair: CurveKeyPair, messages: [Data],

@@ -187,9 +187,7 @@ final class ServiceHarness: @unchecked Sendable {
         throw LightboxError(.timeout, "no pick reached the owner")
     }
 
-    /// Runs the `lightbox` CLI against these services; returns its exit status and output. Waits on
-    /// Dispatch's threads, never the test's cooperative pool: a blocked pool could starve the very
-    /// task (a scripted owner, say) the command is waiting for.
+    /// Runs the `lightbox` CLI against these services; returns its exit status and output.
     func cli(_ arguments: [String]) async throws -> (status: Int32, output: String, errors: String) {
         let process = Process()
         let common = ["--data", directory.dataDirectory.path, "--auth-endpoint", directory.authEndpoint,
@@ -198,6 +196,13 @@ final class ServiceHarness: @unchecked Sendable {
         let split = arguments.firstIndex { $0.hasPrefix("-") } ?? arguments.count
         setExecutable(of: process, Self.binaries.appendingPathComponent("lightbox"),
                       Array(arguments[..<split]) + common + Array(arguments[split...]))
+        return try await Self.runToEnd(process)
+    }
+
+    /// Starts `process` and waits for it to end; its exit status, output and errors. Waits on
+    /// Dispatch's threads, never the test's cooperative pool: a blocked pool could starve the very
+    /// task (a scripted owner, say) the command is waiting for.
+    static func runToEnd(_ process: Process) async throws -> (status: Int32, output: String, errors: String) {
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// The benches are how the team measures the control plane; these run each for a moment (no timing
+/// is judged) so that a bench that hangs, cannot set up, or loses a column shows here, not at the
+/// next long measurement. (The deadlock a long `bench ops` once met is provoked reliably only by
+/// `PointReadTests`; a moment of load here rarely hits it.)
+@Suite(.serialized) struct BenchSmokeTests {
+    /// Runs `lightbox` with `arguments` in the repository; its output, and its exit status.
+    func lightbox(_ arguments: [String]) async throws -> (output: String, status: Int32) {
+        let process = Process()
+        process.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
+        process.arguments = arguments
+        process.currentDirectoryURL = ServiceHarness.repository
+        let run = try await ServiceHarness.runToEnd(process)
+        return (run.output, run.status)
+    }
+
+    @Test func benchOpsTimesEveryOperationAndTheDecisionRate() async throws {
+        let (output, status) = try await lightbox(["bench", "ops", "--rounds", "1", "--requests", "10", "--concurrency", "8", "--window", "4",
+                                             "--renders", "2", "--load-seconds", "0.3"])
+        #expect(status == 0, "bench ops failed:\n\(output)")
+        let rows = output.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        // Names as the table prints them, and how many words each takes.
+        let names = ["echo": 1, "service.ping": 1, "auth.status": 1, "library.fetchAssets": 1, "library.query": 1, "provider.describe": 1,
+                     "image.request": 2, "owner.assets": 2]
+        for (name, words) in names {
+            for clients in ["1", "8"] {
+                let row = rows.first { $0.first.map(String.init) == name && $0.dropFirst(words).first.map(String.init) == clients }
+                #expect(row != nil, "no \(name) row for \(clients) clients in:\n\(output)")
+            }
+        }
+        let decisions = output.split(separator: "\n").first { $0.hasPrefix("decisions/s:") }
+        #expect(decisions?.contains(" req/s (echo pipelined alike: ") == true, "no decision rate in:\n\(output)")
+        #expect(output.contains("service.ping, 1 client, alone: p50 "))
+    }
+
+    @Test func benchScaleImportsAndMeasuresASmallLibrary() async throws {
+        let (output, status) = try await lightbox(["bench", "scale", "--count", "60", "--selection", "30", "--repeats", "1"])
+        #expect(status == 0, "bench scale failed:\n\(output)")
+        for line in ["import ", "library.query, first page", "owner.assets, first page", "library.fetchAssets, 100 ids",
+                     "library.query, limited app", "peak memory: picker "] {
+            #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
+        }
+        #expect(output.contains("60 assets"), "the library is not the size asked:\n\(output)")
+    }
+}
