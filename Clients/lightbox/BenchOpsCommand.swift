@@ -159,6 +159,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let echo = Process()
         echo.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent("lightbox")
         echo.arguments = ["bench", "serve-echo", "--endpoint", echoEndpoint, "--key", echoKeyFile.path]
+        echo.environment = StarterProcess.environmentForChild()
         try echo.run()
         processes.adopt(echo)
         // A ping-sized request header, so the echo carries what a small operation carries.

@@ -35,6 +35,9 @@ final class ServiceProcesses: @unchecked Sendable {
         let process = Process()
         process.executableURL = binaryFolder.appendingPathComponent(name)
         process.arguments = arguments
+        // A service outlives this process only if something else stops it: if this process is
+        // killed outright, the service notices and stops itself.
+        process.environment = StarterProcess.environmentForChild()
         try process.run()
         return process
     }

@@ -5,10 +5,13 @@ import Foundation
 /// trips through it: no Lightbox protocol, no handlers, no ZAP. `lightbox bench ops` measures every
 /// operation against it, so the ratio shows what Lightbox adds on top of ZeroMQ and CURVE.
 public enum BareEcho {
-    /// Echoes to any number of clients until the process ends.
+    /// Echoes to any number of clients until the process ends, or the command that started it
+    /// (`StarterProcess`) has gone.
     public static func serve(endpoint: String, keyPair: CurveKeyPair) throws -> Never {
         let socket = try Socket.makeBareCurveRouter(endpoint: endpoint, keyPair: keyPair)
+        let starter = StarterProcess.fromEnvironment()
         while true {
+            if starter?.hasGone == true { exit(0) }
             var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
             try poll(&items, timeoutMilliseconds: 1000)
             while let message = try socket.receive() {

@@ -47,9 +47,8 @@ import Testing
         #expect(summary.peakMemoryBytes < 96 * megabyte)
     }
 
-    @Test func lightboxRunStartsAllThreeAndStopsThemOnInterrupt() async throws {
-        let harness = try ServiceHarness()
-        defer { harness.stop() }
+    /// `lightbox run` on the harness's folder and endpoints, once all three services answer.
+    func startLightboxRun(_ harness: ServiceHarness) async throws -> (run: Process, services: [Int32]) {
         let run = Process()
         run.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
         run.arguments = ["run", "--data", harness.directory.dataDirectory.path, "--auth-endpoint", harness.directory.authEndpoint,
@@ -63,7 +62,38 @@ import Testing
         let login = SurfaceLogin(dataDirectory: harness.directory.dataDirectory).loginURLFile
         for _ in 0..<100 where !FileManager.default.fileExists(atPath: login.path) { try await Task.sleep(for: .milliseconds(100)) }
         #expect(try String(contentsOf: login, encoding: .utf8).hasPrefix("http://127.0.0.1:"))
-        let children = try childProcesses(of: run.processIdentifier)
+        return (run, try childProcesses(of: run.processIdentifier))
+    }
+
+    /// Killed outright, `lightbox run` cannot stop its services: each notices that its starter has
+    /// gone and shuts down by itself.
+    @Test func servicesStopByThemselvesWhenLightboxRunIsKilled() async throws {
+        let harness = try ServiceHarness()
+        defer { harness.stop() }
+        let (run, children) = try await startLightboxRun(harness)
+        #expect(children.count == 3)
+        kill(run.processIdentifier, SIGKILL)
+        run.waitUntilExit()
+        // They look once a second and then stop gracefully; a minute tells "never" apart.
+        for _ in 0..<600 where children.contains(where: isAlive) { try await Task.sleep(for: .milliseconds(100)) }
+        for child in children where isAlive(child) {
+            Issue.record("service \(child) outlived the lightbox run that started it")
+            // Killed here, or it would keep the test runner's output open and the run would never end.
+            kill(child, SIGKILL)
+        }
+    }
+
+    /// Whether `pid` is a running process (not gone, and not a zombie awaiting its new parent).
+    func isAlive(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let afterName = stat.range(of: ") ", options: .backwards) else { return false }
+        return !["Z", "X"].contains(stat[afterName.upperBound...].prefix(1))
+    }
+
+    @Test func lightboxRunStartsAllThreeAndStopsThemOnInterrupt() async throws {
+        let harness = try ServiceHarness()
+        defer { harness.stop() }
+        let (run, children) = try await startLightboxRun(harness)
         #expect(children.count == 3)
 
         kill(run.processIdentifier, SIGINT)

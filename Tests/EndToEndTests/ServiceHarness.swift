@@ -87,7 +87,8 @@ final class ServiceHarness: @unchecked Sendable {
         handle.seekToEndOfFile()
         process.standardOutput = handle
         process.standardError = handle
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        // A test process that dies leaves no services behind: they stop when it is gone.
+        process.environment = StarterProcess.environmentForChild().merging(environment) { $1 }
         try process.run()
         return process
     }
