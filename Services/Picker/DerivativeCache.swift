@@ -17,6 +17,9 @@ import Foundation
 /// as child processes under their own budget and slots (`file(hash:kind:make:)`).
 actor DerivativeCache {
     let folder: URL
+    /// `folder`'s path: a derivative's URL is built from it as a string, at a third of
+    /// `appendingPathComponent`'s cost (its parts are a hex hash and our own kind names).
+    private let folderPath: String
     let quota: Int64
     let pool: BlockingWorkPool
 
@@ -32,6 +35,7 @@ actor DerivativeCache {
 
     init(folder: URL, quota: Int64, pool: BlockingWorkPool) {
         self.folder = folder
+        folderPath = folder.path
         self.quota = max(quota, 0)
         self.pool = pool
         let found = Self.scan(folder, pinned: [])
@@ -95,7 +99,7 @@ actor DerivativeCache {
 
     /// Where the derivative `kind` of the content `hash` is kept, made or not.
     nonisolated func url(hash: String, kind: String) -> URL {
-        folder.appendingPathComponent("\(hash.prefix(2))/\(hash).\(kind)")
+        URL(fileURLWithPath: "\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)", isDirectory: false)
     }
 
     /// Counts files made at `url(hash:kind:)` by `makeBlocking` outside `withFile` (an import makes

@@ -21,11 +21,11 @@ extension PickerService {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
         auditReporter.record(app: app, operation: "image", assetCount: 1, outcome: "requested", asset: asset.identifier)
-        await imageRequests.begin(request.id, of: app)
+        imageRequests.begin(request.id, of: app)
         let registry = imageRequests
         let id = request.id
-        let isCancelled: @Sendable () async -> Bool = { await registry.isCancelled(id, of: app) }
-        defer { Task { await registry.end(id, of: app) } }
+        let isCancelled: @Sendable () async -> Bool = { registry.isCancelled(id, of: app) }
+        defer { registry.end(id, of: app) }
 
         let cancelled = ImageResultInfo(isCancelled: true)
         let local: AssetRecord?
@@ -69,7 +69,7 @@ extension PickerService {
     func cancelImage(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let target = try request.body(CancelImageRequest.self).request
-        guard await imageRequests.cancel(target, of: app) else {
+        guard imageRequests.cancel(target, of: app) else {
             throw LightboxError(.notFound, "No image request \(target) is running; it may have finished.")
         }
         responder.succeed(Empty())
