@@ -34,7 +34,22 @@ public struct RequestHead: Decodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey { case v, id, op }
+
+    init(v: Int?, id: String?, op: OperationName?) {
+        self.v = v
+        self.id = id
+        self.op = op
+    }
+
+    /// The head of a request's header frame: scanned when the frame is plain JSON
+    /// (`RequestHeadScanner`), else decoded by JSONDecoder, whose error then says what is wrong.
+    public static func read(from header: Data) throws -> RequestHead {
+        if let head = RequestHeadScanner.scan(header) { return head }
+        return try WireCoding.decode(RequestHead.self, from: header)
+    }
 }
+
+extension RequestHead: Equatable {}
 
 /// How a reply relates to its request: `ok` and `error` end it; the others may come many times first.
 public enum ReplyStatus: String, Codable, Sendable {

@@ -5,14 +5,19 @@ import Foundation
 ///
 /// The first byte of the input chooses what is decoded (one of `bodyDecoders`, or the text form of
 /// a picker filter); the rest is a request's header frame, read as a service reads it: the
-/// `RequestHead`, then the body as that type. A body that decodes must encode again and decode
-/// from its own encoding, else something the services accept cannot be sent back.
+/// `RequestHead` (by JSONDecoder and by `RequestHeadScanner`, which must agree), then the body as
+/// that type. A body that decodes must encode again and decode from its own encoding, else
+/// something the services accept cannot be sent back.
 public enum WireFuzzEntry {
     public static func decode(_ input: Data) {
         guard let selector = input.first else { return }
         let rest = input.dropFirst()
         let header = Data(rest)
-        _ = try? WireCoding.decode(RequestHead.self, from: header)
+        let decoded = try? WireCoding.decode(RequestHead.self, from: header)
+        // The services read heads with the scanner first: it must never read one JSONDecoder would not.
+        if let scanned = RequestHeadScanner.scan(header) {
+            precondition(scanned == decoded, "the head scanner read \(scanned), JSONDecoder \(String(describing: decoded))")
+        }
         let choice = Int(selector) % (bodyDecoders.count + 1)
         if choice == bodyDecoders.count {
             _ = try? PickerFilter(parsing: String(decoding: rest, as: UTF8.self))

@@ -37,7 +37,7 @@ final class RequestIntake: Sendable {
         }
         let header = message.frames[1]
         if message.isOversized {
-            let id = (try? WireCoding.decode(RequestHead.self, from: header))?.id ?? ""
+            let id = (try? RequestHead.read(from: header))?.id ?? ""
             refuse(peer: peer, id: id, LightboxError(.badRequest, """
                 This message was \(message.totalBytes) bytes in \(message.frameCount - 1) frames; a request may carry at most \
                 \(maximumMessageBytes) bytes in all its frames together. It was discarded; send less per request.
@@ -46,7 +46,7 @@ final class RequestIntake: Sendable {
         }
         let head: RequestHead
         do {
-            head = try WireCoding.decode(RequestHead.self, from: header)
+            head = try RequestHead.read(from: header)
         } catch {
             refuse(peer: peer, id: "", LightboxError(.badRequest, "The header frame is not a JSON object with v, id, op and body (\(Self.describe(error)))."))
             return nil
