@@ -22,7 +22,43 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         "timelapseVideos": .timelapseVideos, "animatedImages": .animatedImages,
     ]
 
+    /// The most filters (leaves and combinators) one filter may hold, and the deepest it may nest:
+    /// far more than any picker needs, and little enough that an app cannot make the picker
+    /// recurse, or build SQL, without bound.
+    public static let maximumSize = 256
+    public static let maximumDepth = 32
+
+    /// Filters in this one, itself included.
+    public var size: Int {
+        switch self {
+        case .any(let filters), .all(let filters): filters.reduce(1) { $0 + $1.size }
+        case .not(let filter): 1 + filter.size
+        default: 1
+        }
+    }
+
+    /// Levels of nesting; a leaf is 1.
+    public var depth: Int {
+        switch self {
+        case .any(let filters), .all(let filters): 1 + (filters.map(\.depth).max() ?? 0)
+        case .not(let filter): 1 + filter.depth
+        default: 1
+        }
+    }
+
+    /// Why a filter is too large, if it is.
+    var excess: String? {
+        if depth > Self.maximumDepth { return "filters nest at most \(Self.maximumDepth) deep" }
+        if size > Self.maximumSize { return "a filter holds at most \(Self.maximumSize) filters" }
+        return nil
+    }
+
     public init(from decoder: any Decoder) throws {
+        // Stops the recursion early: each level of a filter is one or two levels of coding path.
+        guard decoder.codingPath.count <= 2 * Self.maximumDepth + 8 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath,
+                                                   debugDescription: "filters nest at most \(Self.maximumDepth) deep"))
+        }
         if let name = try? decoder.singleValueContainer().decode(String.self) {
             guard let leaf = PickerFilter.leaves[name] else {
                 throw DecodingError.dataCorrupted(.init(
@@ -42,6 +78,9 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         } else {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: decoder.codingPath, debugDescription: "a filter object needs one of any, all, not"))
+        }
+        if let excess {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: excess))
         }
     }
 
@@ -77,8 +116,9 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
     /// Parses the text form (`any(images,not(videos))`).
     public init(parsing text: String) throws {
         var parser = FilterParser(text: Substring(text.filter { !$0.isWhitespace }))
-        self = try parser.parseFilter()
+        self = try parser.parseFilter(depth: 1)
         guard parser.text.isEmpty else { throw parser.error("unexpected \"\(parser.text)\"") }
+        if let excess { throw parser.error(excess) }
     }
 
     /// Whether an asset with these traits passes the filter.
@@ -121,21 +161,26 @@ public enum MediaSubtype: String, Codable, Sendable, Hashable, CaseIterable {
 
 private struct FilterParser {
     var text: Substring
+    /// Filters read so far.
+    var parsed = 0
 
     func error(_ message: String) -> LightboxError {
         LightboxError(.badRequest, "Bad filter: \(message). Use a name such as images or videos, or any(…), all(…), not(…).")
     }
 
-    mutating func parseFilter() throws -> PickerFilter {
+    mutating func parseFilter(depth: Int) throws -> PickerFilter {
+        guard depth <= PickerFilter.maximumDepth else { throw error("filters nest at most \(PickerFilter.maximumDepth) deep") }
+        parsed += 1
+        guard parsed <= PickerFilter.maximumSize else { throw error("a filter holds at most \(PickerFilter.maximumSize) filters") }
         let name = String(text.prefix { $0.isLetter })
         guard !name.isEmpty else { throw error("expected a filter name at \"\(text)\"") }
         text = text.dropFirst(name.count)
         switch name {
         case "any", "all":
-            let filters = try parseArguments()
+            let filters = try parseArguments(depth: depth)
             return name == "any" ? .any(filters) : .all(filters)
         case "not":
-            let filters = try parseArguments()
+            let filters = try parseArguments(depth: depth)
             guard filters.count == 1 else { throw error("not(…) takes exactly one filter") }
             return .not(filters[0])
         default:
@@ -144,12 +189,12 @@ private struct FilterParser {
         }
     }
 
-    mutating func parseArguments() throws -> [PickerFilter] {
+    mutating func parseArguments(depth: Int) throws -> [PickerFilter] {
         guard text.first == "(" else { throw error("expected ( after a combinator") }
         text = text.dropFirst()
         var filters: [PickerFilter] = []
         while true {
-            filters.append(try parseFilter())
+            filters.append(try parseFilter(depth: depth + 1))
             if text.first == "," { text = text.dropFirst(); continue }
             if text.first == ")" { text = text.dropFirst(); return filters }
             throw error("expected , or ) at \"\(text)\"")

@@ -36,6 +36,28 @@ import Testing
         #expect(throws: LightboxError.self) { try PickerFilter(parsing: text) }
     }
 
+    /// An app cannot make the picker recurse or build SQL without bound: filters are at most 32
+    /// deep and 256 large, on the wire and in the text form alike.
+    @Test func filtersAreBoundedInDepthAndSize() throws {
+        func nested(_ levels: Int) -> PickerFilter { (1..<levels).reduce(PickerFilter.images) { inner, _ in .not(inner) } }
+        let deepest = nested(PickerFilter.maximumDepth)
+        #expect(deepest.depth == 32)
+        #expect(try WireCoding.decode(PickerFilter.self, from: WireCoding.encode(deepest)) == deepest)
+        #expect(try PickerFilter(parsing: deepest.description) == deepest)
+        let largest = PickerFilter.any(Array(repeating: .images, count: PickerFilter.maximumSize - 1))
+        #expect(try WireCoding.decode(PickerFilter.self, from: WireCoding.encode(largest)) == largest)
+        #expect(try PickerFilter(parsing: largest.description) == largest)
+
+        for tooLarge in [nested(33), nested(400), .any(Array(repeating: .images, count: PickerFilter.maximumSize)),
+                         .all(Array(repeating: .any(Array(repeating: .videos, count: 20)), count: 20))] {
+            #expect(throws: DecodingError.self) { try WireCoding.decode(PickerFilter.self, from: WireCoding.encode(tooLarge)) }
+            #expect(throws: LightboxError.self) { try PickerFilter(parsing: tooLarge.description) }
+        }
+        // The fuzzer's finding: thousands of levels of text overflowed the parser's stack.
+        let deepText = String(repeating: "any(", count: 5000) + "images" + String(repeating: ")", count: 5000)
+        #expect(throws: LightboxError.self) { try PickerFilter(parsing: deepText) }
+    }
+
     @Test func wireFormIsStringsAndObjects() throws {
         let filter = PickerFilter.all([.images, .not(.livePhotos)])
         let json = String(decoding: try WireCoding.encode(filter), as: UTF8.self)
