@@ -117,8 +117,8 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
     public init(parsing text: String) throws {
         var parser = FilterParser(text: Substring(text.filter { !$0.isWhitespace }))
         self = try parser.parseFilter(depth: 1)
+        // The parser holds the text form to `maximumDepth` and `maximumSize` as it reads.
         guard parser.text.isEmpty else { throw parser.error("unexpected \"\(parser.text)\"") }
-        if let excess { throw parser.error(excess) }
     }
 
     /// Whether an asset with these traits passes the filter.

@@ -48,10 +48,13 @@ public enum BareEcho {
         try pipelined(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair, messages: headers, window: window, isFinal: isFinalReply)
     }
 
+    private static let okStatus = Data(#""status":"ok""#.utf8)
+    private static let errorStatus = Data(#""status":"error""#.utf8)
+
     /// Whether a reply header ends its request; an `error` reply throws.
     private static func isFinalReply(_ header: Data) throws -> Bool {
-        if header.firstRange(of: Data(#""status":"ok""#.utf8)) != nil { return true }
-        if header.firstRange(of: Data(#""status":"error""#.utf8)) != nil {
+        if header.firstRange(of: okStatus) != nil { return true }
+        if header.firstRange(of: errorStatus) != nil {
             throw TransportError(.socket, "the service refused a bench request: \(String(decoding: header, as: UTF8.self))")
         }
         return false
@@ -59,22 +62,18 @@ public enum BareEcho {
 
     private static func pipelined(endpoint: String, serverKey: String, keyPair: CurveKeyPair, messages: [Data], window: Int,
                                   isFinal: (Data) throws -> Bool) throws -> Duration {
-        let socket = try Socket(type: ZMQ_DEALER)
-        try socket.makeCurveClient(keyPair, serverKey: serverKey)
-        try socket.connect(endpoint)
+        let socket = try connectedDealer(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair)
         let clock = ContinuousClock()
         let start = clock.now
         var sent = 0
         var finished = 0
         func sendNext() throws {
-            guard try socket.send([messages[sent]]) else { throw TransportError(.socket, "the server's pipe is full") }
+            try send(messages[sent], on: socket)
             sent += 1
         }
         while sent < min(window, messages.count) { try sendNext() }
         while finished < messages.count {
-            var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
-            try poll(&items, timeoutMilliseconds: 10_000)
-            guard items[0].isReadable else { throw TransportError(.socket, "the server did not answer in 10 s") }
+            try awaitReply(on: socket)
             while let reply = try socket.receive() {
                 guard try isFinal(reply.frames.first ?? Data()) else { continue }
                 finished += 1
@@ -86,19 +85,15 @@ public enum BareEcho {
 
     private static func roundTrips(endpoint: String, serverKey: String, keyPair: CurveKeyPair, messages: [Data],
                                    isFinal: (Data) throws -> Bool) throws -> [Duration] {
-        let socket = try Socket(type: ZMQ_DEALER)
-        try socket.makeCurveClient(keyPair, serverKey: serverKey)
-        try socket.connect(endpoint)
+        let socket = try connectedDealer(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair)
         var times: [Duration] = []
         times.reserveCapacity(messages.count)
         let clock = ContinuousClock()
         for message in messages {
             let start = clock.now
-            guard try socket.send([message]) else { throw TransportError(.socket, "the server's pipe is full") }
+            try send(message, on: socket)
             waiting: while true {
-                var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
-                try poll(&items, timeoutMilliseconds: 10_000)
-                guard items[0].isReadable else { throw TransportError(.socket, "the server did not answer in 10 s") }
+                try awaitReply(on: socket)
                 while let reply = try socket.receive() {
                     if try isFinal(reply.frames.first ?? Data()) { break waiting }
                 }
@@ -106,5 +101,23 @@ public enum BareEcho {
             times.append(clock.now - start)
         }
         return times
+    }
+
+    private static func connectedDealer(endpoint: String, serverKey: String, keyPair: CurveKeyPair) throws -> Socket {
+        let socket = try Socket(type: ZMQ_DEALER)
+        try socket.makeCurveClient(keyPair, serverKey: serverKey)
+        try socket.connect(endpoint)
+        return socket
+    }
+
+    private static func send(_ message: Data, on socket: Socket) throws {
+        guard try socket.send([message]) else { throw TransportError(.socket, "the server's pipe is full") }
+    }
+
+    /// Waits until a reply can be read, for at most 10 s.
+    private static func awaitReply(on socket: Socket) throws {
+        var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
+        try poll(&items, timeoutMilliseconds: 10_000)
+        guard items[0].isReadable else { throw TransportError(.socket, "the server did not answer in 10 s") }
     }
 }
