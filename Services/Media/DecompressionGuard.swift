@@ -6,18 +6,20 @@ import LightboxProtocol
 /// the headers `MetadataReader` reads; for GIF, also from every frame's descriptor, since a frame
 /// may reach past the declared canvas and decoders grow the canvas to hold it.
 enum DecompressionGuard {
-    static func check(_ metadata: MediaMetadata, of url: URL, limit: Int) throws(MediaError) {
-        let name = url.lastPathComponent
+    static func check(_ metadata: MediaMetadata, of file: FileBytes, limit: Int) throws(MediaError) {
+        let name = file.url.lastPathComponent
         guard let width = metadata.pixelWidth, let height = metadata.pixelHeight, width > 0, height > 0 else {
             throw MediaError(.malformed, "\(name) does not say how large it is")
         }
         try check(width: width, height: height, name: name, what: "is", limit: limit)
         if metadata.type == .gif {
-            let bytes: Data
-            do {
-                bytes = try Data(contentsOf: url, options: .alwaysMapped)
-            } catch {
-                throw MediaError(.unreadable, "Cannot read \(name): \(error.localizedDescription)")
+            var bytes = file.contents ?? Data()
+            if file.contents == nil {
+                do {
+                    bytes = try Data(contentsOf: file.url, options: .alwaysMapped)
+                } catch {
+                    throw MediaError(.unreadable, "Cannot read \(name): \(error.localizedDescription)")
+                }
             }
             let area = try GIFStructure(bytes, name: name).decodedArea
             try check(width: area.width, height: area.height, name: name, what: "has frames that reach", limit: limit)

@@ -30,6 +30,11 @@ final class FileBytes {
         size = UInt64(contents.count)
     }
 
+    /// The whole contents, when they were given rather than read from the file.
+    var contents: Data? {
+        if case .contents(let data) = source { data } else { nil }
+    }
+
     deinit {
         if case .handle(let handle) = source { try? handle.close() }
     }

@@ -29,12 +29,28 @@ public enum ImageRenderer {
     /// uses its embedded thumbnail when that is large enough), so a thumbnail of a large photo never
     /// holds the full image in memory. The image is never enlarged (see `ThumbnailSize.bounded`),
     /// and computing it stops with `MediaError.Code.timedOut` after `timeLimit`.
+    ///
+    /// `contents`, when the caller has just read the whole file (an import does), is decoded in
+    /// place of the file: the file is not opened at all.
     public static func thumbnail(
-        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int = 85,
-        timeLimit: Duration = defaultTimeLimit
+        of url: URL, contents: Data? = nil, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode,
+        quality: Int = 85, timeLimit: Duration = defaultTimeLimit
     ) throws -> RenderedThumbnail {
-        try makeThumbnail(of: url, targetWidth: targetWidth, targetHeight: targetHeight, contentMode: contentMode, quality: quality,
-                          timeLimit: timeLimit)
+        let request = ThumbnailRequest(width: targetWidth, height: targetHeight, contentMode: contentMode, quality: quality, timeLimit: timeLimit)
+        guard let contents else { return try makeThumbnail(of: url, contents: nil, request) }
+        // libvips reads the bytes in place until the thumbnail is encoded, so all of it runs inside.
+        let rendered = contents.withUnsafeBytes { bytes in
+            Result { () throws(MediaError) in try makeThumbnail(of: url, contents: (contents, bytes), request) }
+        }
+        return try rendered.get()
+    }
+
+    struct ThumbnailRequest {
+        var width: Int
+        var height: Int
+        var contentMode: ThumbnailContentMode
+        var quality: Int
+        var timeLimit: Duration
     }
 
     /// The whole image as a JPEG at `quality`, written to `destination` (through a temporary file
@@ -48,23 +64,31 @@ public enum ImageRenderer {
 
     // MARK: - Typed implementations
 
+    /// `contents` is the file's bytes and their address, valid for the whole call, or nil to read the file.
     static func makeThumbnail(
-        of url: URL, targetWidth: Int, targetHeight: Int, contentMode: ThumbnailContentMode, quality: Int, timeLimit: Duration
+        of url: URL, contents: (data: Data, bytes: UnsafeRawBufferPointer)?, _ request: ThumbnailRequest
     ) throws(MediaError) -> RenderedThumbnail {
         let start = ContinuousClock.now
+        let (targetWidth, targetHeight, contentMode, quality, timeLimit) =
+            (request.width, request.height, request.contentMode, request.quality, request.timeLimit)
         guard (1...maximumTargetSide).contains(targetWidth), (1...maximumTargetSide).contains(targetHeight) else {
             throw MediaError(.invalidArgument, "A thumbnail must be 1 to \(maximumTargetSide) pixels on each side, not \(targetWidth) × \(targetHeight)")
         }
         try checkQuality(quality)
-        let metadata = try decodableImage(url)
+        let file = if let contents { FileBytes(url, contents: contents.data) } else { try FileBytes(url) }
+        let metadata = try decodableImage(file)
         let upright = ThumbnailSize.upright(width: metadata.pixelWidth ?? 0, height: metadata.pixelHeight ?? 0, orientation: metadata.orientation)
         let box = ThumbnailSize.bounded(width: targetWidth, height: targetHeight, contentMode: contentMode,
                                         imageWidth: upright.width, imageHeight: upright.height)
         var output: UnsafeMutablePointer<VipsImage>?
         let crop = contentMode == .fill ? Int32(1) : 0
         let size = contentMode == .fill ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-        guard lightbox_vips_thumbnail(url.path, &output, Int32(box.width), Int32(box.height), crop, size) == 0,
-              let output else {
+        let status = if let bytes = contents?.bytes, let base = bytes.baseAddress {
+            lightbox_vips_thumbnail_buffer(base, bytes.count, &output, Int32(box.width), Int32(box.height), crop, size)
+        } else {
+            lightbox_vips_thumbnail(url.path, &output, Int32(box.width), Int32(box.height), crop, size)
+        }
+        guard status == 0, let output else {
             throw decodeError(url)
         }
         let image = VipsImageReference(output)
@@ -80,7 +104,7 @@ public enum ImageRenderer {
     static func makeCompatibleJPEG(of url: URL, to destination: URL, quality: Int, timeLimit: Duration) throws(MediaError) {
         let start = ContinuousClock.now
         try checkQuality(quality)
-        let metadata = try decodableImage(url)
+        let metadata = try decodableImage(FileBytes(url))
         // Turning the pixels needs random access; an upright image streams through top to bottom.
         let upright = (metadata.orientation ?? 1) == 1
         guard let loaded = lightbox_vips_load(url.path, upright ? VIPS_ACCESS_SEQUENTIAL : VIPS_ACCESS_RANDOM) else {
@@ -108,13 +132,14 @@ public enum ImageRenderer {
     // MARK: - Steps
 
     /// The file's metadata, once it is known to be a still or animated image libvips may decode.
-    static func decodableImage(_ url: URL) throws(MediaError) -> MediaMetadata {
+    static func decodableImage(_ file: FileBytes) throws(MediaError) -> MediaMetadata {
         try VipsRuntime.start()
-        let metadata = try MetadataReader.read(FileBytes(url))
+        let url = file.url
+        let metadata = try MetadataReader.read(file)
         guard metadata.mediaType == .image else {
             throw MediaError(.unsupportedFormat, "\(url.lastPathComponent) is a movie; Lightbox renders images only (libvips does not read video)")
         }
-        try DecompressionGuard.check(metadata, of: url, limit: maximumPixelCount)
+        try DecompressionGuard.check(metadata, of: file, limit: maximumPixelCount)
         VipsRuntime.clearErrors()
         return metadata
     }

@@ -13,12 +13,23 @@ import Darwin
 ///
 /// The trade-off ImageIO makes too: if another process truncates the file while it is mapped, a read
 /// past the new end faults. The mapping lives only for one metadata read.
+///
+/// A file whose contents are in memory already (`FileBytes(_:contents:)`) is not opened: its bytes
+/// are copied into a buffer of their own instead.
 final class MappedFile {
     let bytes: UnsafeRawBufferPointer
+    private let isMapped: Bool
 
     init(_ file: FileBytes) throws(MediaError) {
         let name = file.url.lastPathComponent
         guard file.size > 0, file.size <= UInt64(Int.max) else { throw MediaError(.malformed, "\(name) is empty") }
+        if let contents = file.contents {
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: contents.count, alignment: 16)
+            contents.copyBytes(to: copy)
+            bytes = UnsafeRawBufferPointer(copy)
+            isMapped = false
+            return
+        }
         let descriptor = open(file.url.path, O_RDONLY)
         guard descriptor >= 0 else {
             throw MediaError(.unreadable, "Cannot open \(name): \(String(cString: strerror(errno)))")
@@ -29,9 +40,16 @@ final class MappedFile {
             throw MediaError(.unreadable, "Cannot map \(name): \(String(cString: strerror(errno)))")
         }
         bytes = UnsafeRawBufferPointer(start: base, count: count)
+        isMapped = true
     }
 
-    deinit { munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count) }
+    deinit {
+        if isMapped {
+            munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+        } else {
+            bytes.deallocate()
+        }
+    }
 
     /// The byte at `index`, or a `malformed` error naming what ran past the end.
     func byte(at index: Int, in what: @autoclosure () -> String) throws(MediaError) -> UInt8 {

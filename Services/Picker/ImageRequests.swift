@@ -160,23 +160,25 @@ extension PickerService {
     }
 
     /// Renders a rendition of `original` into `destination` (blocking: on a pool thread).
-    static func renderRendition(of original: URL, width: Int, height: Int, mode: ImageContentMode, quality: Int, timeLimit: Duration,
-                                to destination: URL) throws {
-        let image = try ImageRenderer.thumbnail(of: original, targetWidth: width, targetHeight: height,
+    static func renderRendition(of original: URL, contents: Data? = nil, width: Int, height: Int, mode: ImageContentMode, quality: Int,
+                                timeLimit: Duration, to destination: URL) throws {
+        let image = try ImageRenderer.thumbnail(of: original, contents: contents, targetWidth: width, targetHeight: height,
                                                 contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
         try DerivativeCache.write(image.data, to: destination)
     }
 
     /// The owner's thumbnail of a just-stored image (what `posterOrThumbnail(of:side:)` gives),
     /// made on the calling pool thread unless cached: the import's proof that the image decodes.
+    /// `contents`, the file's bytes when the import holds them, are decoded instead of the file.
     /// Returns the bytes it added to the cache (counted by the caller, `DerivativeCache.counted`).
-    static func importThumbnail(of stored: URL, contentHash: String, side: Int, in derivatives: DerivativeCache,
+    static func importThumbnail(of stored: URL, contents: Data?, contentHash: String, side: Int, in derivatives: DerivativeCache,
                                 timeLimit: Duration) throws -> Int64 {
         let quality = ownerThumbnailQuality
         let url = derivatives.url(hash: contentHash, kind: renditionKind(width: side, height: side, mode: .fit, quality: quality))
         guard !FileManager.default.fileExists(atPath: url.path) else { return 0 }
         return try DerivativeCache.makeBlocking(url) { destination in
-            try renderRendition(of: stored, width: side, height: side, mode: .fit, quality: quality, timeLimit: timeLimit, to: destination)
+            try renderRendition(of: stored, contents: contents, width: side, height: side, mode: .fit, quality: quality, timeLimit: timeLimit,
+                                to: destination)
         }
     }
 

@@ -22,6 +22,11 @@ struct IngestedFile: Sendable {
     static let inMemoryLimit: Int64 = 16 << 20
     static let pieceSize = 1 << 20
 
+    /// The bytes, when they are held in memory.
+    var contents: Data? {
+        if case .memory(let data) = bytes { data } else { nil }
+    }
+
     /// Reads `file` once; a large one is staged into `staging` (a folder on the originals' file system).
     static func read(_ file: URL, staging: URL) throws -> IngestedFile {
         let handle = try FileHandle(forReadingFrom: file)

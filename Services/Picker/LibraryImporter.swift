@@ -21,10 +21,11 @@ struct LibraryImporter: Sendable {
     /// import); throws with the decoder's reason when it does not. Blocking: it runs in the pool job
     /// that stored the image, so a file costs one trip to the pool, not two. Returns the bytes it
     /// added to a derivative cache: the service's version keeps the thumbnail there; by default
-    /// the image is rendered and the result dropped.
-    var proveDecodes: @Sendable (_ stored: URL, _ contentHash: String) throws -> Int64 = { stored, _ in
+    /// the image is rendered and the result dropped. `contents` are the file's bytes when the
+    /// import holds them in memory (then the stored copy is not read again).
+    var proveDecodes: @Sendable (_ stored: URL, _ contents: Data?, _ contentHash: String) throws -> Int64 = { stored, contents, _ in
         let side = PickerService.ownerThumbnailSide
-        _ = try ImageRenderer.thumbnail(of: stored, targetWidth: side, targetHeight: side, contentMode: .fit,
+        _ = try ImageRenderer.thumbnail(of: stored, contents: contents, targetWidth: side, targetHeight: side, contentMode: .fit,
                                         quality: PickerService.ownerThumbnailQuality)
         return 0
     }
@@ -193,14 +194,7 @@ struct LibraryImporter: Sendable {
 
     /// Regular, visible files below `folder`, in a stable order.
     func mediaCandidates(in folder: URL) -> [URL] {
-        let keys: [URLResourceKey] = [.isRegularFileKey]
-        guard let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: keys,
-                                                              options: [.skipsHiddenFiles]) else { return [] }
-        var files: [URL] = []
-        for case let url as URL in enumerator where (try? url.resourceValues(forKeys: Set(keys)).isRegularFile) == true {
-            files.append(url)
-        }
-        return files.sorted { $0.path < $1.path }
+        FolderListing.regularFiles(below: folder)
     }
 
     /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under;
@@ -235,7 +229,7 @@ struct LibraryImporter: Sendable {
                 let stored = catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))
                 try ingested.store(at: stored)
                 if metadata.mediaType == .image {
-                    proved = try Self.decodes(stored, named: name) { try proveDecodes(stored, ingested.hash) }
+                    proved = try Self.decodes(stored, named: name) { try proveDecodes(stored, ingested.contents, ingested.hash) }
                 }
             }
             return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown, proved)
@@ -279,7 +273,7 @@ struct LibraryImporter: Sendable {
         let proved = try await onPool {
             try Self.move(file, to: destination)
             guard record.mediaType == .image else { return Int64(0) }
-            return try Self.decodes(destination, named: record.fileName) { try proveDecodes(destination, hash) }
+            return try Self.decodes(destination, named: record.fileName) { try proveDecodes(destination, nil, hash) }
         }
         if proved > 0 { await provedBytes?(proved) }
         try await commit([record])

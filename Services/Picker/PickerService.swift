@@ -94,8 +94,9 @@ public final class PickerService: Service {
         var importer = LibraryImporter(catalog: catalog, logger: logger, pool: renderPool)
         let derivatives = self.derivatives
         let timeLimit = configuration.renderTimeLimit
-        importer.proveDecodes = { stored, hash in
-            try Self.importThumbnail(of: stored, contentHash: hash, side: Self.ownerThumbnailSide, in: derivatives, timeLimit: timeLimit)
+        importer.proveDecodes = { stored, contents, hash in
+            try Self.importThumbnail(of: stored, contents: contents, contentHash: hash, side: Self.ownerThumbnailSide, in: derivatives,
+                                     timeLimit: timeLimit)
         }
         importer.provedBytes = { await derivatives.counted(madeElsewhere: $0) }
         return importer

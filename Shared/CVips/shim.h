@@ -13,6 +13,15 @@ static inline int lightbox_vips_thumbnail(const char *filename, VipsImage **out,
                           "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
 }
 
+/// vips_thumbnail_buffer: the same from bytes in memory, which libvips reads in place (they must
+/// outlive `out` and everything computed from it). Finding the loader reads the buffer, not the
+/// file: from a file name libvips opens the file again for each loader it asks.
+static inline int lightbox_vips_thumbnail_buffer(const void *buffer, size_t length, VipsImage **out, int width, int height,
+                                                 int crop, VipsSize size) {
+    return vips_thumbnail_buffer((void *) buffer, length, out, width, "height", height, "size", size,
+                                 "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
+}
+
 /// The whole first page or frame, read with `access` (VIPS_ACCESS_SEQUENTIAL when nothing needs to
 /// move pixels around, VIPS_ACCESS_RANDOM to rotate).
 static inline VipsImage *lightbox_vips_load(const char *filename, VipsAccess access) {

@@ -77,6 +77,37 @@ import Testing
         }
     }
 
+    /// An import renders from the bytes it has just read: the same thumbnail as from the file, and
+    /// the file itself is not opened (here it does not exist). The sample's EXIF orientation
+    /// (portrait.jpg) is applied either way.
+    @Test(arguments: ["harbour.jpg", "portrait.jpg", "sunset.png", "meadow.webp", "bounce.gif"])
+    func bytesInMemoryGiveTheFilesThumbnail(_ name: String) throws {
+        let url = SampleFiles.library(name)
+        let bytes = try SampleFiles.bytes(url)
+        let fromFile = try ImageRenderer.thumbnail(of: url, targetWidth: 96, targetHeight: 96, contentMode: .fit)
+        let absent = FileManager.default.temporaryDirectory.appendingPathComponent("absent-\(UUID())-\(name)")
+        let fromBytes = try ImageRenderer.thumbnail(of: absent, contents: bytes, targetWidth: 96, targetHeight: 96, contentMode: .fit)
+        #expect(fromBytes.type == fromFile.type)
+        #expect((fromBytes.pixelWidth, fromBytes.pixelHeight) == (fromFile.pixelWidth, fromFile.pixelHeight))
+        #expect(fromBytes.data == fromFile.data)
+    }
+
+    @Test func brokenBytesInMemoryGiveAMediaErrorNamingTheFile() throws {
+        let jpeg = try SampleFiles.bytes(SampleFiles.library("harbour.jpg"))
+        do {
+            _ = try ImageRenderer.thumbnail(of: URL(fileURLWithPath: "/nowhere/harbour-copy.jpg"), contents: Self.invalidPNG(),
+                                            targetWidth: 64, targetHeight: 64, contentMode: .fit)
+            Issue.record("an invalid PNG rendered")
+        } catch let error as MediaError {
+            #expect(error.code == .malformed)
+            #expect(error.message.contains("harbour-copy.jpg"))
+        }
+        #expect(throws: MediaError.self) {
+            _ = try ImageRenderer.thumbnail(of: URL(fileURLWithPath: "/nowhere/cut.jpg"), contents: Data(jpeg.prefix(40)),
+                                            targetWidth: 64, targetHeight: 64, contentMode: .fit)
+        }
+    }
+
     @Test(arguments: ["empty.gif", "garbage.webp", "truncated.jpg"])
     func malformedFilesGiveAMediaError(_ name: String) {
         let url = SampleFiles.malformed(name)

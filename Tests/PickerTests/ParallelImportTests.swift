@@ -44,8 +44,8 @@ import Testing
         defer { fixture.remove() }
         let cache = DerivativeCache(folder: fixture.catalog.derived, quota: 1 << 30, pool: fixture.pool)
         var importer = fixture.importer
-        importer.proveDecodes = { stored, hash in
-            try PickerService.importThumbnail(of: stored, contentHash: hash, side: PickerService.ownerThumbnailSide, in: cache,
+        importer.proveDecodes = { stored, contents, hash in
+            try PickerService.importThumbnail(of: stored, contents: contents, contentHash: hash, side: PickerService.ownerThumbnailSide, in: cache,
                                               timeLimit: .seconds(30))
         }
         importer.provedBytes = { await cache.counted(madeElsewhere: $0) }
