@@ -23,11 +23,13 @@ struct Catalog: Sendable {
     }
 
     func assets(_ identifiers: [String]) async throws -> [String: AssetRecord] {
-        // A cached statement: compiled once per reader connection, however many identifiers.
-        let list = String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+        // Cached statements: compiled once per connection, however many identifiers. One identifier
+        // (the commonest fetch) is bound as it is, without a JSON list to encode and unpack.
+        let list = identifiers.count == 1 ? identifiers[0] : String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+        let sql = identifiers.count == 1 ? "SELECT * FROM asset WHERE identifier = ?"
+            : "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
         @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
-            let statement = try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))")
-            let records = try AssetRecord.fetchAll(statement, arguments: [list])
+            let records = try AssetRecord.fetchAll(try db.cachedStatement(sql: sql), arguments: [list])
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
         return try await database.read(inPlaceIf: identifiers.count <= DatabasePool.pointReadLimit, read)

@@ -1,21 +1,30 @@
+import Foundation
 import GRDB
+import Synchronization
 
 /// Reads of a few rows by key (an asset, a token, an app's statuses, up to `pointReadLimit`
 /// identifiers) are done on the calling thread: SQLite answers them from its page cache in
 /// microseconds, less than the two thread hand-offs of an asynchronous read would cost. Pages, scans
 /// and counts go through `detachedRead`, so no request holds a thread for long.
 ///
-/// A point read may block its thread (an event loop) until a reader is free. That is safe only
-/// because every other read gives its reader back without needing any caller's thread: GRDB's own
-/// `async read` returns the reader only after the awaiting task has resumed, on that task's
-/// executor; with the executor blocked in a point read waiting for that very reader, the two wait
-/// for each other for ever. So asynchronous reads use `detachedRead`, never GRDB's `async read`.
+/// Each thread that makes point reads (an event loop) has a read-only connection of its own
+/// (`ThreadReaders`), so a point read never queues behind the pool's readers or its locks: with the
+/// pool's readers, a fetch of one asset spent a fifth of its time taking and giving back a reader,
+/// and its event loop stalled whenever another thread held the pool's lock.
+///
+/// When no connection of its own can be had, a point read waits for one of the pool's readers,
+/// blocking its thread. That is safe only because every other read gives its reader back without
+/// needing any caller's thread: GRDB's own `async read` returns the reader only after the awaiting
+/// task has resumed, on that task's executor; with the executor blocked in a point read waiting for
+/// that very reader, the two wait for each other for ever. So asynchronous reads use
+/// `detachedRead`, never GRDB's `async read`.
 extension DatabasePool {
     /// The most keys a point read looks up; larger lists are read asynchronously.
     public static let pointReadLimit = 64
 
     public func pointRead<T>(_ value: (Database) throws -> T) throws -> T {
-        try read(value)
+        if let connection = ThreadReaders.shared.connection(for: self) { return try connection.read(value) }
+        return try read(value)
     }
 
     /// An asynchronous read whose reader goes back to the pool on the reader's own queue, as soon
@@ -32,5 +41,57 @@ extension DatabasePool {
     public func read<T: Sendable>(inPlaceIf isPointRead: Bool, _ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
         if isPointRead { return try pointRead(value) }
         return try await detachedRead(value)
+    }
+}
+
+/// Read-only connections to a pool's database, one per pool and thread, for point reads. A thread
+/// keeps its connection (and its compiled statements) for as long as the pool lives; the
+/// connections of a pool that is gone are closed when the next one is opened. At most
+/// `maximumConnections` are open at once: beyond that, point reads use the pool's readers.
+public final class ThreadReaders: Sendable {
+    public static let shared = ThreadReaders()
+    /// The event loops, a few times over.
+    public static let maximumConnections = 32
+
+    private struct Key: Hashable {
+        var pool: ObjectIdentifier
+        var thread: UInt
+    }
+
+    private struct Entry {
+        /// Weak: the pool's life is its owner's. An identifier that outlived its pool is not that pool.
+        weak var pool: DatabasePool?
+        var connection: DatabaseQueue
+    }
+
+    private let entries = Mutex<[Key: Entry]>([:])
+
+    /// Connections open now, of live and gone pools.
+    public var count: Int { entries.withLock { $0.count } }
+
+    /// The calling thread's connection to `pool`'s database, opened on first use; nil when there is
+    /// no room for another or it cannot be opened.
+    public func connection(for pool: DatabasePool) -> DatabaseQueue? {
+        let key = Key(pool: ObjectIdentifier(pool), thread: UInt(pthread_self()))
+        let existing = entries.withLock { entries in entries[key].flatMap { $0.pool === pool ? $0.connection : nil } }
+        if let existing { return existing }
+        var configuration = pool.configuration
+        configuration.readonly = true
+        configuration.label = "point reads"
+        guard let opened = try? DatabaseQueue(path: pool.path, configuration: configuration) else { return nil }
+        var closing: [DatabaseQueue] = []
+        let connection = entries.withLock { entries -> DatabaseQueue? in
+            for (key, entry) in entries where entry.pool == nil {
+                closing.append(entry.connection)
+                entries[key] = nil
+            }
+            if let entry = entries[key], entry.pool === pool { return entry.connection }
+            guard entries.count < Self.maximumConnections else { return nil }
+            entries[key] = Entry(pool: pool, connection: opened)
+            return opened
+        }
+        // Closed here, outside the lock (a DatabaseQueue closes its connection when released).
+        closing.removeAll()
+        return connection
     }
 }
