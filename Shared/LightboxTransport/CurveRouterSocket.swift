@@ -213,7 +213,14 @@ final class CurveRouterSocket: Sendable {
 
     private func write(_ frames: [Data], to connection: PeerConnection) {
         connection.outstanding.add(1, ordering: .relaxed)
-        connection.channel.writeAndFlush(OutgoingMessage(frames: frames.dropFirst())).whenComplete { _ in
+        let message = OutgoingMessage(frames: frames.dropFirst())
+        let written = if connection.channel.eventLoop.inEventLoop {
+            connection.channel.write(message)
+        } else {
+            connection.channel.writeAndFlush(message)
+        }
+        if connection.channel.eventLoop.inEventLoop { connection.flushSoon() }
+        written.whenComplete { _ in
             connection.outstanding.subtract(1, ordering: .relaxed)
         }
     }
@@ -248,10 +255,25 @@ final class PeerConnection: Sendable {
     let executor: EventLoopTaskExecutor
     /// Replies handed to the channel and not yet written to the kernel.
     let outstanding = Atomic<Int>(0)
+    /// A flush is queued on the event loop (read and written there only).
+    private let isFlushQueued: NIOLoopBoundBox<Bool>
 
     init(id: Data, channel: any Channel) {
         self.id = id
         self.channel = channel
         executor = EventLoopTaskExecutor(channel.eventLoop)
+        isFlushQueued = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
+    }
+
+    /// Flushes after the tasks queued on the event loop so far: the replies of requests that
+    /// arrived together (a client keeping several in flight) leave in one write, not one each.
+    /// Called on the event loop.
+    func flushSoon() {
+        guard !isFlushQueued.value else { return }
+        isFlushQueued.value = true
+        channel.eventLoop.execute { [self] in
+            isFlushQueued.value = false
+            channel.flush()
+        }
     }
 }

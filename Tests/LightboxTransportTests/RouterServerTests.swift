@@ -51,11 +51,13 @@ extension RouterServer {
         let serverKey: String
     }
 
-    func start(streamBytes: Int = 0, streamIdleTimeout: Duration = .seconds(120)) throws -> Running {
+    func start(streamBytes: Int = 0, streamIdleTimeout: Duration = .seconds(120), heartbeatInterval: Duration = .seconds(5)) throws -> Running {
         let endpoint = TestBus.endpoint()
         let serverKeys = try TestBus.makeKeyPair(as: nil)
         var configuration = RouterServer.Configuration(endpoint: endpoint, keyPair: serverKeys, identify: TestBus.identify)
         configuration.streamIdleTimeout = streamIdleTimeout
+        configuration.heartbeatInterval = heartbeatInterval
+        configuration.heartbeatTimeout = heartbeatInterval * 3
         let server = try RouterServer(configuration, logger: Logger(label: "test.server")) { request, responder in
             switch request.op {
             case .whoami:
@@ -71,9 +73,13 @@ extension RouterServer {
     }
 
     // Generous: a loaded machine can take seconds for a CURVE handshake; only the stranger test waits on purpose.
-    func connect(_ running: Running, as principal: Principal?, timeout: Duration = .seconds(20)) throws -> DealerConnection {
+    func connect(_ running: Running, as principal: Principal?, timeout: Duration = .seconds(20),
+                 heartbeatInterval: Duration = .seconds(5)) throws -> DealerConnection {
         let keys = try TestBus.makeKeyPair(as: principal)
-        return try DealerConnection(RouterServer.clientConfiguration(endpoint: running.endpoint, serverKey: running.serverKey, keyPair: keys, timeout: timeout))
+        var configuration = RouterServer.clientConfiguration(endpoint: running.endpoint, serverKey: running.serverKey, keyPair: keys, timeout: timeout)
+        configuration.heartbeatInterval = heartbeatInterval
+        configuration.heartbeatTimeout = heartbeatInterval * 3
+        return try DealerConnection(configuration)
     }
 
     @Test func principalComesFromTheCurveKey() async throws {
@@ -83,6 +89,23 @@ extension RouterServer {
         let owner = try connect(running, as: .owner)
         #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:demo")
         #expect(try await owner.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "owner")
+    }
+
+    /// Requests that arrive together on one connection are answered together (their replies leave
+    /// in one flush): every one gets its own answer, none is held back waiting for a flush. The
+    /// heartbeats both ways (whose pongs flush too) are slowed far past the requests' time limit,
+    /// so a reply left unflushed shows as a timeout rather than a late answer.
+    @Test func manyRequestsInFlightOnOneConnectionAreEachAnswered() async throws {
+        let running = try start(heartbeatInterval: .seconds(600))
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("pipelining"), timeout: .seconds(30), heartbeatInterval: .seconds(600))
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<48 {
+                group.addTask { try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: "app:pipelining", count: 48))
     }
 
     @Test func unknownKeyGetsNothing() async throws {
