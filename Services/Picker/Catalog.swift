@@ -41,9 +41,10 @@ struct Catalog: Sendable {
         }
     }
 
-    /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job).
+    /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job, on
+    /// that thread's own connection).
     func containsAsset(_ identifier: String) throws -> Bool {
-        try database.read { db in
+        try database.pointRead { db in
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM asset WHERE identifier = ?)"), arguments: [identifier]) ?? false
         }
     }
