@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxStorage
 import Metrics
 import Synchronization
 
@@ -86,7 +87,9 @@ public final class AuditLog: Sendable {
                         INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset) VALUES (?, ?, ?, ?, ?, ?, ?)
                         """)
                     for entry in entries {
-                        try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, entry.at, entry.bytes, entry.asset])
+                        // The date as GRDB would store it, formatted without a DateFormatter (`StorageDate`).
+                        try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, StorageDate.text(entry.at),
+                                                       entry.bytes, entry.asset])
                     }
                     return .commit
                 }
