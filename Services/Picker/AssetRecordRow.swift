@@ -1,42 +1,59 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import LightboxProtocol
 
-/// Reads an asset row in one pass over its columns. GRDB's Decodable path looks every column up by
-/// name, case-insensitively, for every row: a tenth of the picker's time on library calls.
+/// Reads asset rows in one pass over their columns, by position. GRDB's Decodable path looks every
+/// column up by name, case-insensitively, for every row (a tenth of the picker's time on library
+/// calls), and even its positional `Row` subscripts decode each value through generic code that
+/// looks up type metadata per column (a sixth of a page's time): pages and fetches read their
+/// rows straight from the SQLite statement instead (`fetchAllWithStoredDates`), and
+/// other reads go through `init(row:)`. Both share `init(columns:)`.
 extension AssetRecord {
     init(row: Row) throws {
+        try self.init(columns: RowColumns(row: row))
+    }
+
+    /// The records `statement` (a `SELECT *` of the asset table) gives, each with its creation date
+    /// as stored (the text a keyset cursor must carry exactly).
+    static func fetchAllWithStoredDates(_ statement: Statement, arguments: StatementArguments? = nil) throws
+        -> [(record: AssetRecord, storedCreationDate: String)] {
+        let rows = try Row.fetchCursor(statement, arguments: arguments)
+        let columns = StatementColumns(statement: statement)
+        var records: [(AssetRecord, String)] = []
+        // Each step leaves the row in the statement, where the columns are read.
+        while try rows.next() != nil {
+            records.append((try AssetRecord(columns: columns), columns.storedText(named: "creationDate") ?? ""))
+        }
+        return records
+    }
+
+    init(columns: some AssetColumns) throws {
         var identifier: String?, contentHash: String?, fileName: String?, storedPath: String?, type: String?
         var mediaType: String?, subtypes = "", pixelWidth: Int?, pixelHeight: Int?, frameCount: Int?, duration: Double?
         var fileSize: Int64 = 0, creationDate: Date?, importedAt: Date?, isInCloud = false, properties = "{}"
         var pairedPath: String?, pairedHash: String?, pairedType: String?
-        // Nullable columns are checked for NULL and then read as their plain type: reading them as
-        // optionals goes through GRDB's generic Optional path, which looked up type metadata for
-        // every column of every row (a sixth of a page's time).
-        func text(_ index: Int) -> String? { row.hasNull(atIndex: index) ? nil : row[index] as String }
-        func integer(_ index: Int) -> Int? { row.hasNull(atIndex: index) ? nil : row[index] as Int }
-        func date(_ index: Int) -> Date? { row.hasNull(atIndex: index) ? nil : row[index] as Date }
-        for (index, name) in row.columnNames.enumerated() {
+        for (index, name) in columns.names.enumerated() {
             switch name {
-            case "identifier": identifier = text(index)
-            case "contentHash": contentHash = text(index)
-            case "fileName": fileName = text(index)
-            case "storedPath": storedPath = text(index)
-            case "type": type = text(index)
-            case "mediaType": mediaType = text(index)
-            case "subtypes": subtypes = text(index) ?? ""
-            case "pixelWidth": pixelWidth = integer(index)
-            case "pixelHeight": pixelHeight = integer(index)
-            case "frameCount": frameCount = integer(index)
-            case "duration": duration = row.hasNull(atIndex: index) ? nil : row[index] as Double
-            case "fileSize": fileSize = row.hasNull(atIndex: index) ? 0 : row[index] as Int64
-            case "creationDate": creationDate = date(index)
-            case "importedAt": importedAt = date(index)
-            case "isInCloud": isInCloud = row.hasNull(atIndex: index) ? false : row[index] as Bool
-            case "properties": properties = text(index) ?? "{}"
-            case "pairedPath": pairedPath = text(index)
-            case "pairedHash": pairedHash = text(index)
-            case "pairedType": pairedType = text(index)
+            case "identifier": identifier = columns.text(index)
+            case "contentHash": contentHash = columns.text(index)
+            case "fileName": fileName = columns.text(index)
+            case "storedPath": storedPath = columns.text(index)
+            case "type": type = columns.text(index)
+            case "mediaType": mediaType = columns.text(index)
+            case "subtypes": subtypes = columns.text(index) ?? ""
+            case "pixelWidth": pixelWidth = columns.integer(index).map { Int($0) }
+            case "pixelHeight": pixelHeight = columns.integer(index).map { Int($0) }
+            case "frameCount": frameCount = columns.integer(index).map { Int($0) }
+            case "duration": duration = columns.real(index)
+            case "fileSize": fileSize = columns.integer(index) ?? 0
+            case "creationDate": creationDate = columns.date(index)
+            case "importedAt": importedAt = columns.date(index)
+            case "isInCloud": isInCloud = (columns.integer(index) ?? 0) != 0
+            case "properties": properties = columns.text(index) ?? "{}"
+            case "pairedPath": pairedPath = columns.text(index)
+            case "pairedHash": pairedHash = columns.text(index)
+            case "pairedType": pairedType = columns.text(index)
             default: continue
             }
         }
@@ -49,5 +66,64 @@ extension AssetRecord {
                   frameCount: frameCount, duration: duration, fileSize: fileSize, creationDate: creationDate, importedAt: importedAt,
                   isInCloud: isInCloud, properties: properties, pairedPath: pairedPath, pairedHash: pairedHash,
                   pairedType: pairedType.map { UTType(rawValue: $0) })
+    }
+}
+
+/// One row's columns by position; nil for NULL.
+protocol AssetColumns {
+    var names: [String] { get }
+    func text(_ index: Int) -> String?
+    func integer(_ index: Int) -> Int64?
+    func real(_ index: Int) -> Double?
+    func date(_ index: Int) -> Date?
+}
+
+/// A GRDB row's columns.
+struct RowColumns: AssetColumns {
+    let row: Row
+    var names: [String] { Array(row.columnNames) }
+    func text(_ index: Int) -> String? { row.hasNull(atIndex: index) ? nil : row[index] as String }
+    func integer(_ index: Int) -> Int64? { row.hasNull(atIndex: index) ? nil : row[index] as Int64 }
+    func real(_ index: Int) -> Double? { row.hasNull(atIndex: index) ? nil : row[index] as Double }
+    func date(_ index: Int) -> Date? { row.hasNull(atIndex: index) ? nil : row[index] as Date }
+}
+
+/// The current row of a statement being stepped, read with SQLite's column functions.
+struct StatementColumns: AssetColumns {
+    let statement: Statement
+    let names: [String]
+    private let handle: SQLiteStatement
+
+    init(statement: Statement) {
+        self.statement = statement
+        names = statement.columnNames
+        handle = statement.sqliteStatement
+    }
+
+    func text(_ index: Int) -> String? {
+        // The text first, then its length, as SQLite asks.
+        guard let characters = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: characters, count: Int(sqlite3_column_bytes(handle, Int32(index)))), as: UTF8.self)
+    }
+
+    func integer(_ index: Int) -> Int64? {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, Int32(index))
+    }
+
+    func real(_ index: Int) -> Double? {
+        sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL ? nil : sqlite3_column_double(handle, Int32(index))
+    }
+
+    /// As GRDB reads a date: text in SQLite's date format, or a number of seconds since 1970.
+    func date(_ index: Int) -> Date? {
+        switch sqlite3_column_type(handle, Int32(index)) {
+        case SQLITE_NULL: nil
+        case SQLITE_TEXT: text(index).flatMap { Date.fromDatabaseValue($0.databaseValue) }
+        default: Date(timeIntervalSince1970: sqlite3_column_double(handle, Int32(index)))
+        }
+    }
+
+    func storedText(named name: String) -> String? {
+        names.firstIndex(of: name).flatMap(text)
     }
 }

@@ -29,7 +29,7 @@ struct Catalog: Sendable {
         let sql = identifiers.count == 1 ? "SELECT * FROM asset WHERE identifier = ?"
             : "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
         @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
-            let records = try AssetRecord.fetchAll(try db.cachedStatement(sql: sql), arguments: [list])
+            let records = try AssetRecord.fetchAllWithStoredDates(try db.cachedStatement(sql: sql), arguments: [list]).map(\.record)
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
         return try await database.read(inPlaceIf: identifiers.count <= DatabasePool.pointReadLimit, read)
@@ -37,7 +37,8 @@ struct Catalog: Sendable {
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
         try database.pointRead { db in
-            try AssetRecord.fetchOne(try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier = ?"), arguments: [identifier])
+            try AssetRecord.fetchAllWithStoredDates(try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier = ?"),
+                                                    arguments: [identifier]).first?.record
         }
     }
 

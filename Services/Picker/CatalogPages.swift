@@ -88,10 +88,11 @@ extension Catalog {
         // One row more than asked tells whether another page follows.
         sql.append(sql: " \(order.orderBy) LIMIT ? OFFSET ?", arguments: [limit + 1, offset])
         // Pages of one shape share one compiled statement; only the arguments change.
-        let rows = try SQLRequest<Row>(literal: sql, cached: true).fetchAll(db)
+        let statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
+        let rows = try AssetRecord.fetchAllWithStoredDates(statement)
         let pageRows = rows.prefix(limit)
-        let assets = try pageRows.map { try AssetRecord(row: $0) }
+        let assets = pageRows.map(\.record)
         guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }
-        return (assets, LibraryCursor(storedDate: last["creationDate"], identifier: last["identifier"]))
+        return (assets, LibraryCursor(storedDate: last.storedCreationDate, identifier: last.record.identifier))
     }
 }

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+import LightboxProtocol
+import LightboxStorage
+import Testing
+@testable import Picker
+
+/// The two ways an asset row is read (from the SQLite statement for pages and fetches, from a GRDB
+/// row elsewhere) give the same records, NULL columns, Live Photo columns and dates included.
+@Suite struct AssetRecordRowTests {
+    @Test func theStatementReaderAndTheRowReaderAgree() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
+        // A Live Photo's columns, a number stored as a date, and NULLs where a still has none.
+        try await fixture.catalog.database.write { db in
+            try db.execute(sql: """
+                UPDATE asset SET pairedPath = 'aa/movie.mov', pairedHash = 'aa', pairedType = 'com.apple.quicktime-movie'
+                WHERE rowid = (SELECT min(rowid) FROM asset WHERE mediaType = 'image')
+                """)
+            try db.execute(sql: "UPDATE asset SET importedAt = 1700000000.25 WHERE rowid = (SELECT max(rowid) FROM asset)")
+        }
+        let (fast, slow, stored) = try fixture.catalog.database.pointRead { db in
+            let statement = try db.makeStatement(sql: "SELECT * FROM asset ORDER BY identifier")
+            let fast = try AssetRecord.fetchAllWithStoredDates(statement)
+            let slow = try AssetRecord.fetchAll(db, sql: "SELECT * FROM asset ORDER BY identifier")
+            let stored = try String.fetchAll(db, sql: "SELECT creationDate FROM asset ORDER BY identifier")
+            return (fast, slow, stored)
+        }
+        #expect(fast.count == 7)
+        #expect(fast.map(\.storedCreationDate) == stored)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(try encoder.encode(fast.map(\.record)) == encoder.encode(slow))
+        #expect(fast.contains { $0.record.pairedMovie != nil })
+        #expect(fast.contains { $0.record.duration != nil } && fast.contains { $0.record.duration == nil })
+        #expect(fast.contains { $0.record.importedAt == Date(timeIntervalSince1970: 1_700_000_000.25) })
+    }
+}
