@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import LightboxProtocol
+import LightboxStorage
 
 /// Reads asset rows in one pass over their columns, by position. GRDB's Decodable path looks every
 /// column up by name, case-insensitively, for every row (a tenth of the picker's time on library
@@ -114,13 +115,14 @@ struct StatementColumns: AssetColumns {
         sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL ? nil : sqlite3_column_double(handle, Int32(index))
     }
 
-    /// As GRDB reads a date: text in SQLite's date format, or a number of seconds since 1970.
+    /// The Date GRDB reads: text as GRDB stores dates is read by `StorageDate` (GRDB's own reading
+    /// goes through Foundation's calendar), anything else by GRDB.
     func date(_ index: Int) -> Date? {
-        switch sqlite3_column_type(handle, Int32(index)) {
-        case SQLITE_NULL: nil
-        case SQLITE_TEXT: text(index).flatMap { Date.fromDatabaseValue($0.databaseValue) }
-        default: Date(timeIntervalSince1970: sqlite3_column_double(handle, Int32(index)))
+        if sqlite3_column_type(handle, Int32(index)) == SQLITE_TEXT, let characters = sqlite3_column_text(handle, Int32(index)),
+           let date = StorageDate.date(UnsafeRawBufferPointer(start: characters, count: Int(sqlite3_column_bytes(handle, Int32(index))))) {
+            return date
         }
+        return Date(sqliteStatement: handle, index: Int32(index))
     }
 
     func storedText(named name: String) -> String? {

@@ -34,6 +34,55 @@ public enum StorageDate {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The date of text in exactly the form `text(_:)` writes ("yyyy-MM-dd HH:mm:ss.SSS", years
+    /// 1970 to 9999), the very Date GRDB reads from it; nil for any other text (GRDB reads that).
+    public static func date(_ text: UnsafeRawBufferPointer) -> Date? {
+        guard text.count == 23 else { return nil }
+        var position = 0
+        func number(_ digits: Int, then separator: UInt8?) -> Int? {
+            var value = 0
+            for _ in 0..<digits {
+                let digit = Int(text[position]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+                position += 1
+            }
+            if let separator {
+                guard text[position] == separator else { return nil }
+                position += 1
+            }
+            return value
+        }
+        guard let year = number(4, then: UInt8(ascii: "-")), let month = number(2, then: UInt8(ascii: "-")),
+              let day = number(2, then: UInt8(ascii: " ")), let hour = number(2, then: UInt8(ascii: ":")),
+              let minute = number(2, then: UInt8(ascii: ":")), let second = number(2, then: UInt8(ascii: ".")),
+              let millisecond = number(3, then: nil),
+              year >= 1970, (1...12).contains(month), (1...daysIn(month: month, of: year)).contains(day), hour < 24, minute < 60,
+              second < 60 else { return nil }
+        // Summed as Foundation's calendar sums them (the day's start since the reference date, then
+        // the time of day with its fraction), so the result is the same Double to the last bit.
+        let dayStart = Double((daysSince1970(year: year, month: month, day: day) - 11_323) * 86_400)
+        return Date(timeIntervalSinceReferenceDate: dayStart + (Double(hour * 3600 + minute * 60 + second) + Double(millisecond) / 1000))
+    }
+
+    static func daysIn(month: Int, of year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Howard Hinnant's `days_from_civil`, for years from 1970.
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = shiftedYear / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
     /// The proleptic Gregorian year, month and day of a day number (days since 1970-01-01, not
     /// negative), after Howard Hinnant's `civil_from_days`.
     static func civil(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
