@@ -210,9 +210,22 @@ public final class PickerService: Service {
         }
     }
 
+    /// The least time between two import progress replies. A progress bar needs a few a second;
+    /// one per file (a thousand a second for small photos) cost the picker and its client more
+    /// than a tenth of the import.
+    static let importProgressInterval: Duration = .milliseconds(100)
+
     func importLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {
         let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
-        let summary = try await importer.importFolder(folder) { responder.progress($0) }
+        let clock = ContinuousClock()
+        var lastSent: ContinuousClock.Instant?
+        let summary = try await importer.importFolder(folder) { step in
+            let now = clock.now
+            // The first file, then at most one a tenth of a second, and always the last.
+            guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
+            lastSent = now
+            responder.progress(step)
+        }
         responder.succeed(summary)
     }
 

@@ -3,6 +3,7 @@ import LightboxClient
 import LightboxProtocol
 import LightboxTransport
 import Media
+import Synchronization
 import Testing
 
 @Suite(.serialized) struct LargeFileAndLifecycleTests {
@@ -106,8 +107,14 @@ import Testing
         let harness = try await ServiceHarness.start(importFolders: [])
         defer { harness.stop() }
         let owner = try await harness.owner()
-        let first = try await owner.importLibrary(at: ServiceHarness.samples.path)
+        let steps = Mutex<[ImportProgress]>([])
+        let first = try await owner.importLibrary(at: ServiceHarness.samples.path) { step in steps.withLock { $0.append(step) } }
         #expect(first.imported.count == 7)
+        // Progress comes for the first file and the last, a few times a second at most in between.
+        let reported = steps.withLock { $0 }
+        #expect(reported.first?.completed == 1)
+        #expect(reported.last?.completed == 7 && reported.last?.total == 7)
+        #expect(reported.map(\.completed) == reported.map(\.completed).sorted())
         let second = try await owner.importLibrary(at: ServiceHarness.samples.path)
         #expect(second.imported.isEmpty)
         #expect(Set(second.unchanged) == Set(first.imported))
