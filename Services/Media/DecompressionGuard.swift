@@ -13,8 +13,10 @@ enum DecompressionGuard {
         }
         try check(width: width, height: height, name: name, what: "is", limit: limit)
         if metadata.type == .gif {
-            var bytes = file.contents ?? Data()
-            if file.contents == nil {
+            let bytes: Data
+            if let contents = file.contents {
+                bytes = contents
+            } else {
                 do {
                     bytes = try Data(contentsOf: file.url, options: .alwaysMapped)
                 } catch {

@@ -21,10 +21,11 @@ extension AssetRecord {
         -> [(record: AssetRecord, storedCreationDate: String)] {
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         let columns = StatementColumns(statement: statement)
+        let creationDate = columns.names.firstIndex(of: "creationDate")
         var records: [(AssetRecord, String)] = []
         // Each step leaves the row in the statement, where the columns are read.
         while try rows.next() != nil {
-            records.append((try AssetRecord(columns: columns), columns.storedText(named: "creationDate") ?? ""))
+            records.append((try AssetRecord(columns: columns), creationDate.flatMap(columns.text) ?? ""))
         }
         return records
     }
@@ -91,6 +92,7 @@ struct RowColumns: AssetColumns {
 
 /// The current row of a statement being stepped, read with SQLite's column functions.
 struct StatementColumns: AssetColumns {
+    /// Kept so that the handle below stays valid.
     let statement: Statement
     let names: [String]
     private let handle: SQLiteStatement
@@ -123,9 +125,5 @@ struct StatementColumns: AssetColumns {
             return date
         }
         return Date(sqliteStatement: handle, index: Int32(index))
-    }
-
-    func storedText(named name: String) -> String? {
-        names.firstIndex(of: name).flatMap(text)
     }
 }

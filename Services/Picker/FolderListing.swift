@@ -5,9 +5,8 @@ import Glibc
 #endif
 
 /// The regular files below a folder, read with `readdir` alone. FileManager's enumerator asks for
-/// each file's attributes, and Foundation fills those in with the owner's and group's names: two
-/// reads of /etc/passwd and /etc/group per file, which cost an import of small photos a tenth of
-/// its time. Symbolic links are not followed (as the enumerator does not), and hidden names (a
+/// each file's attributes, and Foundation fills those in with the owner's and group's names: it
+/// opened and read /etc/passwd and /etc/group once per file (strace, at import). Symbolic links are not followed (as the enumerator does not), and hidden names (a
 /// leading dot) are skipped with everything below them.
 enum FolderListing {
     /// Every regular file below `folder`, sorted by path.

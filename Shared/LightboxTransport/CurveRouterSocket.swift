@@ -214,12 +214,13 @@ final class CurveRouterSocket: Sendable {
     private func write(_ frames: [Data], to connection: PeerConnection) {
         connection.outstanding.add(1, ordering: .relaxed)
         let message = OutgoingMessage(frames: frames.dropFirst())
-        let written = if connection.channel.eventLoop.inEventLoop {
-            connection.channel.write(message)
+        let written: EventLoopFuture<Void>
+        if connection.channel.eventLoop.inEventLoop {
+            written = connection.channel.write(message)
+            connection.flushSoon()
         } else {
-            connection.channel.writeAndFlush(message)
+            written = connection.channel.writeAndFlush(message)
         }
-        if connection.channel.eventLoop.inEventLoop { connection.flushSoon() }
         written.whenComplete { _ in
             connection.outstanding.subtract(1, ordering: .relaxed)
         }
