@@ -134,7 +134,7 @@ private final class Answers: Sendable {
             // Threads kept alive until all have read, so none hands its identity to a later one.
             Thread.detachNewThread {
                 let name = (try? Self.name(in: pool)) ?? "failed"
-                answers.names.withLock { $0.append(name ?? "nil") }
+                answers.names.withLock { $0.append(name) }
                 done.signal()
                 release.wait()
             }
