@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Derived files (transcodes, stripped copies, thumbnails), kept by content hash and operation so
 /// they are made once and reused. Two requests for the same derivative share one making of it.
@@ -26,8 +27,9 @@ actor DerivativeCache {
     /// The cached files' bytes as last counted: a scan corrects what removals behind the cache's
     /// back (`AssetRemoval`) left counted.
     private var totalBytes: Int64
-    /// The last use stamp given, in nanoseconds since 1970 (an access time).
-    private var lastStamp: Int64
+    /// The last use stamp given, in nanoseconds since 1970 (an access time); `cachedBytes` gives
+    /// stamps too, outside the actor.
+    private let lastStamp: Atomic<Int64>
     private var pins: [String: Int] = [:]
     private var inFlight: [String: Task<Int64, Error>] = [:]
     /// While an eviction scans: the files used meanwhile (kept) and the bytes made meanwhile.
@@ -40,7 +42,7 @@ actor DerivativeCache {
         self.pool = pool
         let found = Self.scan(folder, pinned: [])
         totalBytes = found.totalBytes
-        lastStamp = found.newestStamp
+        lastStamp = Atomic(found.newestStamp)
     }
 
     /// Bytes the cached files take now.
@@ -95,6 +97,28 @@ actor DerivativeCache {
         unpin(key)
         await evictIfOverQuota()
         return result
+    }
+
+    /// The bytes of the derivative `kind` of the content `hash` when it is cached and at most
+    /// `maximumBytes` long, read at once on the calling thread; nil otherwise (make or read it
+    /// through `withFile`). The use is recorded on the open file: a cached thumbnail costs its
+    /// request no trip to the cache's executor and back (a thread hand-off each way, twice). An
+    /// eviction that removes the file meanwhile does no harm to this read: the file was open.
+    nonisolated func cachedBytes(hash: String, kind: String, maximumBytes: Int) -> Data? {
+        let descriptor = open("\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)", O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size <= maximumBytes else { return nil }
+        var data = Data(count: Int(status.st_size))
+        let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count == data.count else { return nil }
+        // Recorded on the open file: an eviction scanning right now may still remove it (it was
+        // used, but the scan's list of files used meanwhile is the actor's); a thumbnail made
+        // again is the cost, and only while the folder is over its quota.
+        var times = Self.accessTimes(Self.nextStamp(after: lastStamp))
+        _ = futimens(descriptor, &times)
+        return data
     }
 
     /// Where the derivative `kind` of the content `hash` is kept, made or not.
@@ -162,15 +186,29 @@ actor DerivativeCache {
     }
 
     private func markUsed(_ key: String) {
-        // A stamp later than every earlier one, even within one tick of the file system's clock.
+        eviction?.used.insert(key)
+        var times = Self.accessTimes(Self.nextStamp(after: lastStamp))
+        _ = utimensat(AT_FDCWD, key, &times, 0)
+    }
+
+    /// A stamp later than every earlier one, even within one tick of the file system's clock.
+    private static func nextStamp(after last: borrowing Atomic<Int64>) -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        lastStamp = max(Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec), lastStamp + 1)
-        eviction?.used.insert(key)
-        // The access time records the use on disk; the modification time is left alone (UTIME_OMIT).
-        var times = [timespec(tv_sec: Int(lastStamp / 1_000_000_000), tv_nsec: Int(lastStamp % 1_000_000_000)),
-                     timespec(tv_sec: 0, tv_nsec: Self.utimeOmit)]
-        _ = utimensat(AT_FDCWD, key, &times, 0)
+        let clock = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+        var previous = last.load(ordering: .relaxed)
+        while true {
+            let stamp = max(clock, previous + 1)
+            let (exchanged, original) = last.compareExchange(expected: previous, desired: stamp, ordering: .relaxed)
+            if exchanged { return stamp }
+            previous = original
+        }
+    }
+
+    /// `stamp` as the access time, the modification time left alone (UTIME_OMIT): the access time
+    /// records the use on disk.
+    private static func accessTimes(_ stamp: Int64) -> [timespec] {
+        [timespec(tv_sec: Int(stamp / 1_000_000_000), tv_nsec: Int(stamp % 1_000_000_000)), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
     }
 
     /// Linux's UTIME_OMIT (a macro Swift does not import).

@@ -135,7 +135,11 @@ extension PickerService {
     /// A rendition of the image at a target size, cached by content, size, mode and quality, made
     /// on the render pool under the picker's time limit.
     func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
-        try await rendition(asset, width: width, height: height, mode: mode, quality: quality) { try await readRendition($0) }
+        let kind = Self.renditionKind(width: width, height: height, mode: mode, quality: quality)
+        if let data = derivatives.cachedBytes(hash: asset.contentHash, kind: kind, maximumBytes: Self.readInPlaceBytes) {
+            return Self.rendered(data, of: derivatives.url(hash: asset.contentHash, kind: kind))
+        }
+        return try await rendition(asset, width: width, height: height, mode: mode, quality: quality) { try await readRendition($0) }
     }
 
     /// Runs `use` with the file of the rendition `render` returns, made first when it is not cached.
@@ -195,7 +199,10 @@ extension PickerService {
     static let readInPlaceBytes = 256 << 10
 
     private static func rendered(at url: URL) throws -> Rendered {
-        let data = try Data(contentsOf: url)
+        rendered(try Data(contentsOf: url), of: url)
+    }
+
+    static func rendered(_ data: Data, of url: URL) -> Rendered {
         let metadata = try? MetadataReader.read(fileAt: url, contents: data)
         return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
     }

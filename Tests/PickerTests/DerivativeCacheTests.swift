@@ -63,6 +63,32 @@ import Testing
         #expect(await cache.size <= 150)
     }
 
+    func accessStamp(_ kind: String) -> Int64 {
+        var status = stat()
+        guard stat(folder.appendingPathComponent("ab/abcdef.\(kind)").path, &status) == 0 else { return -1 }
+        return Int64(status.st_atim.tv_sec) * 1_000_000_000 + Int64(status.st_atim.tv_nsec)
+    }
+
+    /// A cached file small enough is read in place, and that read counts as a use for eviction.
+    @Test func cachedBytesAreReadInPlaceAndCountAsAUse() async throws {
+        defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
+        let made = Counter()
+        let cache = DerivativeCache(folder: folder, quota: 250, pool: pool)
+        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 1000) == nil, "not made yet")
+        _ = try await use(cache, "a", made: made)
+        _ = try await use(cache, "b", made: made)
+        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 99) == nil, "larger than asked for")
+        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 100) == Data(repeating: 7, count: 100))
+        // The use is recorded after the read returns; a liveness bound, not a timing one.
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while accessStamp("a") <= accessStamp("b"), clock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(accessStamp("a") > accessStamp("b"))
+        _ = try await use(cache, "c", made: made)  // over the quota: b, now the least recently used, goes
+        #expect(exists("a") && !exists("b") && exists("c"))
+        #expect(made.value == 3)
+    }
+
     @Test func filesRemovedBehindTheCachesBackAreRecountedWhenItScans() async throws {
         defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
         let made = Counter()
