@@ -105,7 +105,7 @@ actor DerivativeCache {
     /// request no trip to the cache's executor and back (a thread hand-off each way, twice). An
     /// eviction that removes the file meanwhile does no harm to this read: the file was open.
     nonisolated func cachedBytes(hash: String, kind: String, maximumBytes: Int) -> Data? {
-        let descriptor = open("\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)", O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path(hash: hash, kind: kind), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
@@ -123,7 +123,11 @@ actor DerivativeCache {
 
     /// Where the derivative `kind` of the content `hash` is kept, made or not.
     nonisolated func url(hash: String, kind: String) -> URL {
-        URL(fileURLWithPath: "\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)", isDirectory: false)
+        URL(fileURLWithPath: path(hash: hash, kind: kind), isDirectory: false)
+    }
+
+    private nonisolated func path(hash: String, kind: String) -> String {
+        "\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)"
     }
 
     /// Counts files made at `url(hash:kind:)` by `makeBlocking` outside `withFile` (an import makes
