@@ -135,11 +135,17 @@ extension PickerService {
     /// A rendition of the image at a target size, cached by content, size, mode and quality, made
     /// on the render pool under the picker's time limit.
     func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
-        let kind = Self.renditionKind(width: width, height: height, mode: mode, quality: quality)
-        if let data = derivatives.cachedBytes(hash: asset.contentHash, kind: kind, maximumBytes: Self.readInPlaceBytes) {
-            return Self.rendered(data, of: derivatives.url(hash: asset.contentHash, kind: kind))
+        if let cached = cachedRendition(hash: asset.contentHash, kind: Self.renditionKind(width: width, height: height, mode: mode, quality: quality)) {
+            return cached
         }
         return try await rendition(asset, width: width, height: height, mode: mode, quality: quality) { try await readRendition($0) }
+    }
+
+    /// A cached rendition small enough to read in place, without the cache actor; nil when it must
+    /// be made, or read through `DerivativeCache.withFile`.
+    func cachedRendition(hash: String, kind: String) -> Rendered? {
+        derivatives.cachedBytes(hash: hash, kind: kind, maximumBytes: Self.readInPlaceBytes)
+            .map { Self.rendered($0, of: derivatives.url(hash: hash, kind: kind)) }
     }
 
     /// Runs `use` with the file of the rendition `render` returns, made first when it is not cached.

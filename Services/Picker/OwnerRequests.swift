@@ -47,8 +47,14 @@ extension PickerService {
 extension PickerService {
     /// A still's thumbnail, or a movie's poster frame, at most `side` pixels a side, cached by content.
     func posterOrThumbnail(of asset: AssetRecord, side: Int) async throws -> Rendered {
-        try await posterOrThumbnail(of: asset, side: side) { try await readRendition($0) }
+        let kind = asset.mediaType == .video ? Self.posterKind(side: side)
+            : Self.renditionKind(width: side, height: side, mode: .fit, quality: Self.ownerThumbnailQuality)
+        if let cached = cachedRendition(hash: asset.contentHash, kind: kind) { return cached }
+        return try await posterOrThumbnail(of: asset, side: side) { try await readRendition($0) }
     }
+
+    /// The derivative cache's name for a movie's poster frame.
+    static func posterKind(side: Int) -> String { "poster-\(side)" }
 
     /// Runs `use` with the file of what `posterOrThumbnail(of:side:)` returns, made first when it is not cached.
     func posterOrThumbnail<Result: Sendable>(of asset: AssetRecord, side: Int, _ use: @Sendable (URL) async throws -> Result) async throws -> Result {
@@ -58,7 +64,7 @@ extension PickerService {
         let original = catalog.originalURL(of: asset)
         do {
             // Decoding a picture is CPU work: it runs on the render pool like every other rendering.
-            return try await derivatives.withFile(hash: asset.contentHash, kind: "poster-\(side)") { destination in
+            return try await derivatives.withFile(hash: asset.contentHash, kind: Self.posterKind(side: side)) { destination in
                 try DerivativeCache.write(PosterFrame.jpeg(of: original, side: side).data, to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
