@@ -1,5 +1,6 @@
 import Foundation
 import LightboxTransport
+import Media
 
 /// One read of an owner's file at import: its SHA-256, size and modification time, and its bytes,
 /// hashed as they are read. A small file is held in memory until it is stored (or dropped, when the
@@ -25,6 +26,12 @@ struct IngestedFile: Sendable {
     /// The bytes, when they are held in memory.
     var contents: Data? {
         if case .memory(let data) = bytes { data } else { nil }
+    }
+
+    /// The metadata of `file`, this read's source: from the bytes held in memory, or from the file.
+    func metadata(of file: URL) throws -> MediaMetadata {
+        if let contents { return try MetadataReader.read(fileAt: file, contents: contents) }
+        return try MetadataReader.read(fileAt: file)
     }
 
     /// Reads `file` once; a large one is staged into `staging` (a folder on the originals' file system).

@@ -222,7 +222,7 @@ struct LibraryImporter: Sendable {
         let (read, metadata, isKnown, proved) = try await onPool { () -> (Read, MediaMetadata, Bool, Int64) in
             let ingested = try IngestedFile.read(file, staging: catalog.originals)
             defer { ingested.discard() }
-            let metadata = try known ?? MetadataReader.read(fileAt: file)
+            let metadata = try known ?? ingested.metadata(of: file)
             let isKnown = try catalog.containsAsset(AssetIdentifier.make(contentHash: ingested.hash))
             var proved: Int64 = 0
             if !isKnown {
@@ -321,7 +321,7 @@ struct LibraryImporter: Sendable {
         let (hash, storedPath, type) = try await onPool { () -> (String, String, UTType) in
             let ingested = try IngestedFile.read(movie, staging: originals)
             defer { ingested.discard() }
-            let metadata = try known ?? MetadataReader.read(fileAt: movie)
+            let metadata = try known ?? ingested.metadata(of: movie)
             let storedPath = Self.storedPath(ingested.hash, metadata, fallbackExtension: "mov")
             try ingested.store(at: originals.appendingPathComponent(storedPath))
             return (ingested.hash, storedPath, metadata.type)
