@@ -25,6 +25,9 @@ public struct IncomingRequest: Sendable {
         return logger
     }
 
+    /// Whether the service logs at debug level (so a handler's debug line is worth making `logger` for).
+    public var logsDebug: Bool { serviceLogger.logLevel <= .debug }
+
     public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data(),
                 logger: Logger = Logger(label: "lightbox.request")) {
         self.peer = peer
