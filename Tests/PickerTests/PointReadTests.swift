@@ -121,6 +121,26 @@ private final class Answers: Sendable {
         #expect(try Self.name(in: second) == "two")
     }
 
+    /// The statements of one point read see one snapshot, whatever commits between them; a read
+    /// that throws leaves its connection ready for the next.
+    @Test func aPointReadSeesOneSnapshot() throws {
+        let (pool, folder) = try Self.makePool(named: "snapshot", value: "before")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (first, second) = try pool.pointRead { db in
+            let first = try String.fetchOne(db, sql: "SELECT name FROM item WHERE id = 1")
+            try pool.write { db in try db.execute(sql: "UPDATE item SET name = 'after' WHERE id = 1") }
+            return (first, try String.fetchOne(db, sql: "SELECT name FROM item WHERE id = 1"))
+        }
+        #expect(first == "before" && second == "before")
+        #expect(try Self.name(in: pool) == "after")
+
+        struct Failure: Error {}
+        #expect(throws: Failure.self) { try pool.pointRead { db in _ = try String.fetchOne(db, sql: "SELECT name FROM item"); throw Failure() } }
+        #expect(throws: DatabaseError.self) { try pool.pointRead { db in try db.execute(sql: "SELECT nonsense FROM nowhere") } }
+        try pool.write { db in try db.execute(sql: "UPDATE item SET name = 'later' WHERE id = 1") }
+        #expect(try Self.name(in: pool) == "later")
+    }
+
     /// Many threads making point reads at once: each gets its answer, and no more than
     /// `maximumConnections` connections are ever open (the rest read through the pool).
     @Test func connectionsAreBoundedAndReadsBeyondTheBoundUseThePool() throws {
