@@ -162,7 +162,8 @@ struct UserCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the audit trail, newest first: decisions, settings changes and every read apps made.",
             discussion: """
-            Columns: id, time, app, operation, asset count, outcome, bytes, asset. --operation takes a name or \
+            Columns: id, time, app, operation, asset count, outcome, bytes, asset, times (identical entries \
+            recorded together are one line: how many, from its time to the last). --operation takes a name or \
             its prefix (pick finds pick:opened and pick:answered). Times are ISO 8601 (2026-11-23T02:00:00Z) or \
             a day (2026-11-23). Without --all, shows one page and the --before value for the next.
             """)
@@ -197,7 +198,7 @@ struct UserCommand: AsyncParsableCommand {
                 let page = try await settings.audit(request)
                 for entry in page.entries {
                     let columns = ["\(entry.id ?? 0)", entry.at.formatted(.iso8601), entry.app, entry.operation, "\(entry.assetCount)",
-                                   entry.outcome, entry.bytes.map { "\($0)" } ?? "", entry.asset ?? ""]
+                                   entry.outcome, entry.bytes.map { "\($0)" } ?? "", entry.asset ?? "", "\(entry.times ?? 1)"]
                     print(columns.joined(separator: "\t"))
                 }
                 guard let next = page.next else { return }

@@ -12,7 +12,8 @@ enum AuditMetrics {
 }
 
 /// The owner's one audit trail: every decision and settings change the auth service makes, and
-/// every read the picker reports (`auth.audit.record`).
+/// every read the picker reports (`auth.audit.record`). Identical entries gathered for one write
+/// are one line with a count (`AuditBatch`), so a flood of one app's calls is a few rows a batch.
 ///
 /// Group commit: `record` only appends to a buffer and returns; a serial queue writes what has
 /// gathered every few milliseconds in one transaction without an fsync of its own (the next
@@ -26,7 +27,7 @@ public final class AuditLog: Sendable {
     static let maximumWaiting = 100_000
 
     private struct Buffer {
-        var entries: [AuditEntry] = []
+        var batch = AuditBatch()
         var isScheduled = false
         var dropped = 0
     }
@@ -46,10 +47,10 @@ public final class AuditLog: Sendable {
     func record(_ entries: [AuditEntry]) {
         guard !entries.isEmpty else { return }
         let schedule = buffer.withLock { buffer -> Bool in
-            buffer.entries += entries
-            if buffer.entries.count > Self.maximumWaiting {
-                let excess = buffer.entries.count - Self.maximumWaiting
-                buffer.entries.removeFirst(excess)
+            buffer.batch.append(contentsOf: entries)
+            if buffer.batch.count > Self.maximumWaiting {
+                let excess = buffer.batch.count - Self.maximumWaiting
+                buffer.batch.removeFirst(excess)
                 buffer.dropped += excess
             }
             defer { buffer.isScheduled = true }
@@ -72,7 +73,7 @@ public final class AuditLog: Sendable {
     private func writeWaiting() {
         let (entries, dropped) = buffer.withLock { buffer in
             defer { buffer = Buffer() }
-            return (buffer.entries, buffer.dropped)
+            return (buffer.batch.entries, buffer.dropped)
         }
         if dropped > 0 {
             AuditMetrics.dropped.increment(by: dropped)
@@ -84,12 +85,12 @@ public final class AuditLog: Sendable {
                 defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
                 try db.inTransaction {
                     let insert = try db.cachedStatement(sql: """
-                        INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset) VALUES (?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset, times, lastAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """)
                     for entry in entries {
                         // The date as GRDB would store it, formatted without a DateFormatter (`StorageDate`).
                         try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, StorageDate.text(entry.at),
-                                                       entry.bytes, entry.asset])
+                                                       entry.bytes, entry.asset, entry.times ?? 1, entry.lastAt.map(StorageDate.text)])
                     }
                     return .commit
                 }
@@ -97,7 +98,7 @@ public final class AuditLog: Sendable {
             AuditMetrics.batches.increment()
         } catch {
             // The decisions stand; a lost audit batch must not turn answers into failures.
-            AuditMetrics.dropped.increment(by: entries.count)
+            AuditMetrics.dropped.increment(by: entries.reduce(0) { $0 + ($1.times ?? 1) })
         }
     }
 
@@ -135,10 +136,13 @@ public final class AuditLog: Sendable {
         let found = try await database.detachedRead { db in
             try Row.fetchAll(db, sql: "SELECT * FROM audit \(filter) ORDER BY id DESC LIMIT ?", arguments: query).map {
                 AuditEntry(id: $0["id"], app: $0["app"], operation: $0["operation"], assetCount: $0["assetCount"], outcome: $0["outcome"],
-                           at: $0["at"], bytes: $0["bytes"], asset: $0["asset"])
+                           at: $0["at"], bytes: $0["bytes"], asset: $0["asset"], times: Self.times($0["times"]), lastAt: $0["lastAt"])
             }
         }
         let entries = Array(found.prefix(limit))
         return AuditResponse(entries: entries, next: found.count > limit ? entries.last?.id : nil)
     }
+
+    /// A stored count as the wire spells it: absent for a line that happened once.
+    static func times(_ stored: Int) -> Int? { stored > 1 ? stored : nil }
 }

@@ -65,6 +65,12 @@ enum AuthDatabase {
             try db.create(index: "audit_operation_id", on: "audit", columns: ["operation", "id"])
             try db.create(index: "audit_at", on: "audit", columns: ["at"])
         }
+        migrator.registerMigration("v4 audit repeats collapsed") { db in
+            try db.alter(table: "audit") { t in
+                t.add(column: "times", .integer).notNull().defaults(to: 1)
+                t.add(column: "lastAt", .datetime)
+            }
+        }
         return migrator
     }
 }

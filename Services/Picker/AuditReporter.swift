@@ -5,11 +5,12 @@ import Synchronization
 
 /// Sends every read the picker serves to lightbox-auth's audit trail (`auth.audit.record`), in
 /// batches, fire-and-forget: recording never waits on auth or on a disk. The app is always the
-/// CURVE identity the picker saw for the request.
+/// CURVE identity the picker saw for the request. Repeats within a batch travel as one line
+/// (`AuditBatch`): a busy app's thousandth identical fetch costs a counter, not a report.
 final class AuditReporter: Sendable {
     typealias Send = @Sendable ([AuditEntry]) -> Void
 
-    /// A batch leaves when it holds this many entries, or this long after its first entry.
+    /// A batch leaves when it holds this many distinct entries, or this long after its first entry.
     static let batchSize = 64
     static let batchDelay: Duration = .milliseconds(20)
     /// Kept while auth is not yet connected; older entries are dropped beyond it.
@@ -17,7 +18,7 @@ final class AuditReporter: Sendable {
 
     private struct State {
         var send: Send?
-        var buffer: [AuditEntry] = []
+        var buffer = AuditBatch()
         var flushScheduled = false
         var dropped = 0
     }
@@ -40,8 +41,9 @@ final class AuditReporter: Sendable {
         let (flushNow, schedule) = state.withLock { state -> (Bool, Bool) in
             state.buffer.append(entry)
             if state.buffer.count > Self.maximumBacklog {
-                state.dropped += state.buffer.count - Self.maximumBacklog
-                state.buffer.removeFirst(state.buffer.count - Self.maximumBacklog)
+                let excess = state.buffer.count - Self.maximumBacklog
+                state.dropped += excess
+                state.buffer.removeFirst(excess)
             }
             if state.buffer.count >= Self.batchSize { return (true, false) }
             guard !state.flushScheduled else { return (false, false) }
@@ -63,8 +65,8 @@ final class AuditReporter: Sendable {
         let batch: ([AuditEntry], Send)? = state.withLock { state in
             state.flushScheduled = false
             guard let send = state.send, !state.buffer.isEmpty else { return nil }
-            defer { state.buffer.removeAll(keepingCapacity: true) }
-            return (state.buffer, send)
+            defer { state.buffer = AuditBatch() }
+            return (state.buffer.entries, send)
         }
         guard let (entries, send) = batch else { return }
         for start in stride(from: 0, to: entries.count, by: Self.batchSize) {

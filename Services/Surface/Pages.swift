@@ -171,7 +171,10 @@ enum Pages {
         }).joined()
         let rows = entries.map { entry in
             let detail = [entry.bytes.map { byteCount($0) }, entry.asset].compactMap { $0 }.joined(separator: " · ")
-            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(HTML.escape(entry.app))</td><td>\(HTML.escape(entry.operation))</td>"
+            // A line that stands for repeats says how many, and until when.
+            let what = HTML.escape(entry.operation) + (entry.times.map { " <span class=\"times\" title=\"\($0) identical entries, the last at "
+                + "\(HTML.escape(dateText(entry.lastAt ?? entry.at)))\">×\($0)</span>" } ?? "")
+            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(HTML.escape(entry.app))</td><td>\(what)</td>"
                 + "<td class=\"number\">\(entry.assetCount)</td><td>\(HTML.escape(entry.outcome))</td><td>\(HTML.escape(detail))</td></tr>"
         }.joined()
         var older = ""

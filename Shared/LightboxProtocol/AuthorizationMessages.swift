@@ -259,8 +259,12 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     public var bytes: Int64?
     /// The asset read, when one was.
     public var asset: String?
+    /// How many identical entries this line stands for, the first `at` and the last `lastAt`
+    /// (`AuditBatch` collapses repeats); nil for one.
+    public var times: Int?
+    public var lastAt: Date?
     public init(id: Int64? = nil, app: String, operation: String, assetCount: Int, outcome: String, at: Date, bytes: Int64? = nil,
-                asset: String? = nil) {
+                asset: String? = nil, times: Int? = nil, lastAt: Date? = nil) {
         self.id = id
         self.app = app
         self.operation = operation
@@ -269,6 +273,8 @@ public struct AuditEntry: Codable, Sendable, Hashable {
         self.at = at
         self.bytes = bytes
         self.asset = asset
+        self.times = times
+        self.lastAt = lastAt
     }
 }
 

@@ -44,6 +44,8 @@ extension AuditEntry: WireJSONWritable {
             try $0.member("at", at)
             $0.member("bytes", bytes)
             $0.member("asset", asset)
+            $0.member("times", times)
+            try $0.member("lastAt", lastAt)
         }
     }
 }

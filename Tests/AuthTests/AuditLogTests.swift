@@ -70,6 +70,22 @@ import Testing
         #expect(try await database.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
     }
 
+    @Test func identicalEntriesAreStoredAsOneLineWithTheirCount() async throws {
+        let (log, database, folder) = try makeLog()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        log.record((0..<1_000).map { AuditEntry(app: "demo", operation: "fetch", assetCount: 1, outcome: "delivered", at: start.addingTimeInterval(Double($0) / 1000)) })
+        log.record(app: "demo", operation: "settings", outcome: "readWrite:authorized", at: start.addingTimeInterval(2))
+        await log.flush()
+        #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit") } == 2)
+        let lines = try await log.entries(AuditRequest(app: "demo")).entries
+        #expect(lines.map(\.operation) == ["settings", "fetch"])
+        #expect(lines.map(\.times) == [nil, 1_000])
+        #expect(lines[1].at == start)
+        #expect(abs(try #require(lines[1].lastAt).timeIntervalSince(start.addingTimeInterval(0.999))) < 0.001)
+        #expect(lines[0].lastAt == nil)
+    }
+
     @Test func entriesAreReadAfterWhatWasRecorded() async throws {
         let (log, _, folder) = try makeLog()
         defer { try? FileManager.default.removeItem(at: folder) }

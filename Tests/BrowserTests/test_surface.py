@@ -242,9 +242,16 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
         change = next(events)
         assert (change.level, change.status) == ("readWrite", "denied")
 
+    # A burst of identical calls (refused now) is recorded as lines that say how many they stand for.
+    with stack.directory.photo_library("editor") as library:
+        for _ in range(20):
+            assert library.fetch_assets([identifiers["harbour.jpg"]]) == []
+
     browser.get(stack.base + "/activity?app=editor")
     table = wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, "table.activity")))
     assert "settings" in table.text and "fetch" in table.text
+    repeats = [int(span.text.lstrip("×")) for span in table.find_elements(By.CSS_SELECTOR, ".times")]
+    assert repeats and all(count > 1 for count in repeats), repeats
     shoot("09-activity")
 
 

@@ -156,6 +156,33 @@ import Testing
         #expect(try await entries(settings, app: "demo", operation: "describe", atLeast: 1).map(\.outcome) == ["refused:tokenExpired"])
     }
 
+    @Test func aFloodOfIdenticalCallsIsAFewLinesThatCountEveryCall() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        _ = try await harness.registerApp("busy")
+        let settings = try await harness.settings()
+        try await settings.setAccess(SetAccessRequest(app: "busy", readWrite: .full))
+        let identifier = try #require(try await harness.owner().assets().first?.identifier)
+        let library = try await harness.library(for: "busy")
+        // 240 identical fetches, 48 in flight at a time (within the app's allowance).
+        let calls = 240
+        for _ in 0..<(calls / 48) {
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<48 { group.addTask { try await library.fetchAssets(withLocalIdentifiers: [identifier]).count } }
+                for try await count in group { #expect(count == 1) }
+            }
+        }
+        // Every call is counted, in far fewer lines than calls: a line per batch, not per call.
+        let fetches = try await settings.audit(app: "busy", operation: "fetch", atLeast: calls)
+        #expect(fetches.count == calls)
+        #expect(fetches.allSatisfy { $0.outcome == "delivered" && $0.assetCount == 1 })
+        let lines = try await settings.audit(AuditRequest(app: "busy", operation: "fetch")).entries
+        #expect(lines.count < calls / 4, "\(lines.count) lines for \(calls) calls")
+        #expect(lines.allSatisfy { ($0.times ?? 1) == 1 ? $0.lastAt == nil : $0.lastAt! >= $0.at })
+        // The decisions applied, likewise.
+        #expect(try await settings.audit(app: "busy", operation: "read", atLeast: calls).count == calls)
+    }
+
     @Test func onlyServicesMayWriteTheAuditTrail() async throws {
         let harness = try await ServiceHarness.start(importFolders: [])
         defer { harness.stop() }

@@ -283,11 +283,17 @@ func errorCode<T>(_ operation: () async throws -> T) async -> ErrorCode? {
 
 extension OwnerSettings {
     /// The app's audit entries for `operation`, once at least `count` have arrived: reads reach the
-    /// trail in batches, a moment after they were served.
+    /// trail in batches, a moment after they were served. A line standing for repeats is listed as
+    /// each of them.
     func audit(app: String, operation: String, atLeast count: Int) async throws -> [AuditEntry] {
         var found: [AuditEntry] = []
         for _ in 0..<50 {
-            found = try await audit(AuditRequest(app: app, operation: operation)).entries
+            found = try await audit(AuditRequest(app: app, operation: operation)).entries.flatMap { line in
+                var single = line
+                single.times = nil
+                single.lastAt = nil
+                return Array(repeating: single, count: line.times ?? 1)
+            }
             if found.count >= count { return found }
             try await Task.sleep(for: .milliseconds(100))
         }

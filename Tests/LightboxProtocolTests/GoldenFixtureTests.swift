@@ -64,6 +64,9 @@ import Testing
         #expect(reply.body.entries.map(\.id) == [119, 117])
         #expect(reply.body.entries[0].bytes == 32768)
         #expect(reply.body.entries[1].bytes == nil && reply.body.entries[1].asset == nil)
+        // A line standing for repeats says how many and until when; a single one says neither.
+        #expect(reply.body.entries[1].times == 40 && reply.body.entries[1].lastAt == Date(timeIntervalSince1970: 1_767_268_801))
+        #expect(reply.body.entries[0].times == nil && reply.body.entries[0].lastAt == nil)
         #expect(reply.body.next == 117)
     }
 

@@ -348,6 +348,8 @@ def test_owner_side_parsers():
     assert (entry.id, entry.bytes, entry.asset) == (None, None, None)
     page = lb.AuditPage.from_json(load("audit-reply.json")["body"])
     assert [entry.id for entry in page.entries] == [119, 117] and page.next == 117
+    assert (page.entries[0].times, page.entries[0].last_at) == (1, None)
+    assert page.entries[1].times == 40 and page.entries[1].last_at.isoformat() == "2026-01-01T12:00:01+00:00"
     assert (page.entries[0].operation, page.entries[0].bytes, page.entries[0].asset) == (
         "load", 32768, "8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001")
     album = lb.Album.from_json({"identifier": "A/L0/040", "title": "Trips", "createdAt": "2026-01-01T12:00:00Z"})

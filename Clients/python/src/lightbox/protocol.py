@@ -876,7 +876,8 @@ class AuditEntry:
     ``request:readWrite`` or ``read``, ``outcome`` such as ``authorized`` or ``allowed:selection``),
     a settings change, or a read an app made (``pick:opened``, ``pick:answered``, ``describe``,
     ``load``, ``fetch``, ``query``, ``image``, ``video``, ``properties``, ``create``); ``bytes`` is
-    what a load or video delivered, ``asset`` the asset read."""
+    what a load or video delivered, ``asset`` the asset read. Identical entries recorded together
+    are one line: ``times`` of them, the first ``at`` and the last ``last_at``."""
 
     app: str
     operation: str
@@ -886,12 +887,15 @@ class AuditEntry:
     id: Optional[int] = None
     bytes: Optional[int] = None
     asset: Optional[str] = None
+    times: int = 1
+    last_at: Optional[_dt.datetime] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AuditEntry":
         return cls(app=body["app"], operation=body["operation"], asset_count=int(body.get("assetCount", 0)),
                    outcome=body["outcome"], at=parse_date(body.get("at")), id=body.get("id"),
-                   bytes=body.get("bytes"), asset=body.get("asset"))
+                   bytes=body.get("bytes"), asset=body.get("asset"), times=int(body.get("times", 1)),
+                   last_at=parse_date(body.get("lastAt")))
 
 
 @dataclass(frozen=True)

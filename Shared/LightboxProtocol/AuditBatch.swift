@@ -1,0 +1,65 @@
+import Foundation
+
+/// Audit entries gathered for one write, with repeats collapsed: an entry identical to one already
+/// in the batch (same app, operation, asset count, outcome, bytes and asset) only counts as one more
+/// `times` and moves `lastAt`, as syslog says "last message repeated". An app calling the same read
+/// thousands of times a second then costs the trail one line per batch, not one per call — and the
+/// picker's reports and auth's inserts stay small however busy an app is.
+///
+/// Entries keep the order of their first occurrence.
+public struct AuditBatch: Sendable {
+    public private(set) var entries: [AuditEntry] = []
+    /// Where each distinct entry sits in `entries`.
+    private var positions: [Repeat: Int] = [:]
+
+    /// What makes two entries repeats of each other: everything but the time.
+    private struct Repeat: Hashable {
+        var app: String
+        var operation: String
+        var assetCount: Int
+        var outcome: String
+        var bytes: Int64?
+        var asset: String?
+
+        init(_ entry: AuditEntry) {
+            app = entry.app
+            operation = entry.operation
+            assetCount = entry.assetCount
+            outcome = entry.outcome
+            bytes = entry.bytes
+            asset = entry.asset
+        }
+    }
+
+    public init() {}
+
+    public var isEmpty: Bool { entries.isEmpty }
+    /// Distinct lines, not calls.
+    public var count: Int { entries.count }
+
+    public mutating func append(_ entry: AuditEntry) {
+        let key = Repeat(entry)
+        guard let position = positions[key] else {
+            positions[key] = entries.count
+            entries.append(entry)
+            return
+        }
+        var merged = entries[position]
+        let first = min(merged.at, entry.at)
+        let last = max(merged.lastAt ?? merged.at, entry.lastAt ?? entry.at)
+        merged.times = (merged.times ?? 1) + (entry.times ?? 1)
+        merged.at = first
+        merged.lastAt = last
+        entries[position] = merged
+    }
+
+    public mutating func append(contentsOf entries: some Sequence<AuditEntry>) {
+        for entry in entries { append(entry) }
+    }
+
+    /// Drops the `count` oldest lines (a backlog that outgrew its bound).
+    public mutating func removeFirst(_ count: Int) {
+        entries.removeFirst(min(count, entries.count))
+        positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (Repeat($1), $0) })
+    }
+}
