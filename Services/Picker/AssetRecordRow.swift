@@ -21,7 +21,7 @@ extension AssetRecord {
         -> [(record: AssetRecord, storedCreationDate: String)] {
         let rows = try Row.fetchCursor(statement, arguments: arguments)
         let columns = StatementColumns(statement: statement)
-        let creationDate = columns.names.firstIndex(of: "creationDate")
+        let creationDate = columns.fields.firstIndex(of: .creationDate)
         var records: [(AssetRecord, String)] = []
         // Each step leaves the row in the statement, where the columns are read.
         while try rows.next() != nil {
@@ -35,28 +35,28 @@ extension AssetRecord {
         var mediaType: String?, subtypes = "", pixelWidth: Int?, pixelHeight: Int?, frameCount: Int?, duration: Double?
         var fileSize: Int64 = 0, creationDate: Date?, importedAt: Date?, isInCloud = false, properties = "{}"
         var pairedPath: String?, pairedHash: String?, pairedType: String?
-        for (index, name) in columns.names.enumerated() {
-            switch name {
-            case "identifier": identifier = columns.text(index)
-            case "contentHash": contentHash = columns.text(index)
-            case "fileName": fileName = columns.text(index)
-            case "storedPath": storedPath = columns.text(index)
-            case "type": type = columns.text(index)
-            case "mediaType": mediaType = columns.text(index)
-            case "subtypes": subtypes = columns.text(index) ?? ""
-            case "pixelWidth": pixelWidth = columns.integer(index).map { Int($0) }
-            case "pixelHeight": pixelHeight = columns.integer(index).map { Int($0) }
-            case "frameCount": frameCount = columns.integer(index).map { Int($0) }
-            case "duration": duration = columns.real(index)
-            case "fileSize": fileSize = columns.integer(index) ?? 0
-            case "creationDate": creationDate = columns.date(index)
-            case "importedAt": importedAt = columns.date(index)
-            case "isInCloud": isInCloud = (columns.integer(index) ?? 0) != 0
-            case "properties": properties = columns.text(index) ?? "{}"
-            case "pairedPath": pairedPath = columns.text(index)
-            case "pairedHash": pairedHash = columns.text(index)
-            case "pairedType": pairedType = columns.text(index)
-            default: continue
+        for (index, field) in columns.fields.enumerated() {
+            switch field {
+            case .identifier: identifier = columns.text(index)
+            case .contentHash: contentHash = columns.text(index)
+            case .fileName: fileName = columns.text(index)
+            case .storedPath: storedPath = columns.text(index)
+            case .type: type = columns.text(index)
+            case .mediaType: mediaType = columns.text(index)
+            case .subtypes: subtypes = columns.text(index) ?? ""
+            case .pixelWidth: pixelWidth = columns.integer(index).map { Int($0) }
+            case .pixelHeight: pixelHeight = columns.integer(index).map { Int($0) }
+            case .frameCount: frameCount = columns.integer(index).map { Int($0) }
+            case .duration: duration = columns.real(index)
+            case .fileSize: fileSize = columns.integer(index) ?? 0
+            case .creationDate: creationDate = columns.date(index)
+            case .importedAt: importedAt = columns.date(index)
+            case .isInCloud: isInCloud = (columns.integer(index) ?? 0) != 0
+            case .properties: properties = columns.text(index) ?? "{}"
+            case .pairedPath: pairedPath = columns.text(index)
+            case .pairedHash: pairedHash = columns.text(index)
+            case .pairedType: pairedType = columns.text(index)
+            case nil: continue
             }
         }
         guard let identifier, let contentHash, let fileName, let storedPath, let type, let mediaType,
@@ -71,9 +71,22 @@ extension AssetRecord {
     }
 }
 
+/// The asset table's columns a record is made of.
+enum AssetField: String {
+    case identifier, contentHash, fileName, storedPath, type, mediaType, subtypes, pixelWidth, pixelHeight, frameCount, duration
+    case fileSize, creationDate, importedAt, isInCloud, properties, pairedPath, pairedHash, pairedType
+
+    /// Each column's field (nil for one a record does not read), worked out once per statement
+    /// rather than by comparing names on every row.
+    static func layout(of names: some Sequence<String>) -> [AssetField?] {
+        names.map(AssetField.init(rawValue:))
+    }
+}
+
 /// One row's columns by position; nil for NULL.
 protocol AssetColumns {
-    var names: [String] { get }
+    /// The field of each column, by position.
+    var fields: [AssetField?] { get }
     func text(_ index: Int) -> String?
     func integer(_ index: Int) -> Int64?
     func real(_ index: Int) -> Double?
@@ -83,7 +96,7 @@ protocol AssetColumns {
 /// A GRDB row's columns.
 struct RowColumns: AssetColumns {
     let row: Row
-    var names: [String] { Array(row.columnNames) }
+    var fields: [AssetField?] { AssetField.layout(of: row.columnNames) }
     func text(_ index: Int) -> String? { row.hasNull(atIndex: index) ? nil : row[index] as String }
     func integer(_ index: Int) -> Int64? { row.hasNull(atIndex: index) ? nil : row[index] as Int64 }
     func real(_ index: Int) -> Double? { row.hasNull(atIndex: index) ? nil : row[index] as Double }
@@ -94,12 +107,12 @@ struct RowColumns: AssetColumns {
 struct StatementColumns: AssetColumns {
     /// Kept so that the handle below stays valid.
     let statement: Statement
-    let names: [String]
+    let fields: [AssetField?]
     private let handle: SQLiteStatement
 
     init(statement: Statement) {
         self.statement = statement
-        names = statement.columnNames
+        fields = AssetField.layout(of: statement.columnNames)
         handle = statement.sqliteStatement
     }
 

@@ -68,28 +68,41 @@ extension Catalog {
             }
         }
 
-        func after(_ cursor: LibraryCursor) -> SQLExpression {
+        /// The keyset condition of the page after `cursor`.
+        func after(_ cursor: LibraryCursor) -> (sql: String, arguments: StatementArguments) {
             // The leading range term lets SQLite seek the index to the cursor; an OR alone made it walk
             // every row before it (bench scale: 128 ms for a page at 90% of 1,000,000).
             let sql = switch self {
             case .newestFirst: "(creationDate <= ? AND (creationDate < ? OR identifier > ?))"
             case .oldestFirst: "(creationDate >= ? AND (creationDate > ? OR identifier < ?))"
             }
-            return SQL(sql: sql, arguments: [cursor.storedDate, cursor.storedDate, cursor.identifier]).sqlExpression
+            return (sql, [cursor.storedDate, cursor.storedDate, cursor.identifier])
         }
     }
 
     static func page(_ db: Database, conditions: [SQLExpression], order: LibraryOrder, limit: Int, after cursor: LibraryCursor?,
                      offset: Int = 0) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
-        var conditions = conditions
-        if let cursor { conditions.append(order.after(cursor)) }
-        var sql: SQL = "SELECT * FROM asset"
-        if !conditions.isEmpty { sql.append(literal: " WHERE \(conditions.joined(operator: .and))") }
+        let keyset = cursor.map(order.after)
         // One row more than asked tells whether another page follows.
-        sql.append(sql: " \(order.orderBy) LIMIT ? OFFSET ?", arguments: [limit + 1, offset])
+        let tail = " \(order.orderBy) LIMIT ? OFFSET ?"
+        let tailArguments: StatementArguments = [limit + 1, offset]
         // Pages of one shape share one compiled statement; only the arguments change.
-        let statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
-        let rows = try AssetRecord.fetchAllWithStoredDates(statement)
+        let statement: Statement
+        let arguments: StatementArguments?
+        if conditions.isEmpty {
+            // The whole library in order (the owner's listing, an app with full access): the text is
+            // ours, so the statement comes straight from the cache. Building it through GRDB's SQL
+            // literals took a fifth of such a page's CPU time (perf).
+            statement = try db.cachedStatement(sql: "SELECT * FROM asset" + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
+            arguments = (keyset?.arguments ?? []) + tailArguments
+        } else {
+            var sql: SQL = "SELECT * FROM asset WHERE (\(conditions.joined(operator: .and)))"
+            if let keyset { sql.append(sql: " AND " + keyset.sql, arguments: keyset.arguments) }
+            sql.append(sql: tail, arguments: tailArguments)
+            statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
+            arguments = nil
+        }
+        let rows = try AssetRecord.fetchAllWithStoredDates(statement, arguments: arguments)
         let pageRows = rows.prefix(limit)
         let assets = pageRows.map(\.record)
         guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }
