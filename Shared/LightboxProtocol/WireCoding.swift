@@ -29,7 +29,9 @@ public enum WireCoding {
         return try makeEncoder().encode(value)
     }
 
+    /// Plain frames are read by `WireJSONDecoder`, anything else by JSONDecoder; the value, or the
+    /// error, is JSONDecoder's either way.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try makeDecoder().decode(type, from: data)
+        try WireJSONDecoder.decode(type, from: data)
     }
 }

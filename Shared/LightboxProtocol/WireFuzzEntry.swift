@@ -5,18 +5,22 @@ import Foundation
 ///
 /// The first byte of the input chooses what is decoded (one of `bodyDecoders`, or the text form of
 /// a picker filter); the rest is a request's header frame, read as a service reads it: the
-/// `RequestHead` (by JSONDecoder and by `RequestHeadScanner`, which must agree), then the body as
-/// that type. A body that decodes must encode again and decode from its own encoding, else
-/// something the services accept cannot be sent back.
+/// `RequestHead` (by JSONDecoder, by `RequestHeadScanner` and by `WireJSONDecoder`, which must all
+/// agree), then the body as that type (by `WireJSONDecoder`, which must read it as JSONDecoder
+/// does). A body that decodes must encode again and decode from its own encoding, else something
+/// the services accept cannot be sent back.
 public enum WireFuzzEntry {
     public static func decode(_ input: Data) {
         guard let selector = input.first else { return }
         let rest = input.dropFirst()
         let header = Data(rest)
-        let decoded = try? WireCoding.decode(RequestHead.self, from: header)
+        let decoded = try? WireCoding.makeDecoder().decode(RequestHead.self, from: header)
         // The services read heads with the scanner first: it must never read one JSONDecoder would not.
         if let scanned = RequestHeadScanner.scan(header) {
             precondition(scanned == decoded, "the head scanner read \(scanned), JSONDecoder \(String(describing: decoded))")
+        }
+        if let fast = WireJSONDecoder.fastDecode(RequestHead.self, from: header) {
+            precondition(fast == decoded, "the wire decoder read \(fast), JSONDecoder \(String(describing: decoded))")
         }
         let choice = Int(selector) % (bodyDecoders.count + 1)
         if choice == bodyDecoders.count {
@@ -52,6 +56,7 @@ public enum WireFuzzEntry {
 
     static func probe<Body: Codable & Sendable>(_ type: Body.Type) -> @Sendable (Data) -> Void {
         { header in
+            checkFastDecoding(RequestEnvelope<Body>.BodyOnly.self, from: header)
             guard let body = try? RequestEnvelope<Body>.decodeBody(from: header) else { return }
             let envelope = RequestEnvelope(id: "fuzz", op: .ping, body: body)
             do {
@@ -61,5 +66,17 @@ public enum WireFuzzEntry {
                 fatalError("\(Body.self) decoded from a header but does not survive its own encoding: \(error)")
             }
         }
+    }
+
+    /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value: compared
+    /// by their JSON, keys sorted, as bodies need not be Equatable.
+    static func checkFastDecoding<T: Codable>(_ type: T.Type, from frame: Data) {
+        guard let fast = WireJSONDecoder.fastDecode(type, from: frame) else { return }
+        guard let decoded = try? WireCoding.makeDecoder().decode(type, from: frame) else {
+            preconditionFailure("the wire decoder read \(fast) where JSONDecoder read nothing")
+        }
+        let encoder = WireCoding.makeEncoder(sortedKeys: true)
+        precondition((try? encoder.encode(fast)) == (try? encoder.encode(decoded)),
+                     "the wire decoder read \(fast), JSONDecoder \(decoded)")
     }
 }
