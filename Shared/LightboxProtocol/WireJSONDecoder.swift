@@ -108,7 +108,40 @@ extension WireJSONDecoder {
             guard T.self != Date.self, T.self != Data.self, T.self != URL.self, T.self != Decimal.self else {
                 throw document.giveUp()
             }
+            if T.self == JSONValue.self, let value = try jsonValue() as? T { return value }
             return try T(from: self)
+        }
+
+        /// The node as `JSONValue.init(from:)` reads it through JSONDecoder. Read here because that
+        /// initializer probes types with `try?`, which would give up the whole frame (image
+        /// properties, stored with every asset, are read on every describe and image request).
+        func jsonValue() throws -> JSONValue {
+            let nodes = document.nodes
+            switch nodes[node].kind {
+            case .null: return .null
+            case .false: return .bool(false)
+            case .true: return .bool(true)
+            case .number: return .number(try decode(Double.self))
+            case .string: return .string(try decode(String.self))
+            case .array:
+                var values: [JSONValue] = []
+                values.reserveCapacity(nodes[node].count)
+                var element = node + 1
+                for _ in 0..<nodes[node].count {
+                    values.append(try ValueDecoder(document: document, node: element).jsonValue())
+                    element = nodes[element].next
+                }
+                return .array(values)
+            case .object:
+                var members: [String: JSONValue] = [:]
+                members.reserveCapacity(nodes[node].count)
+                var key = node + 1
+                for _ in 0..<nodes[node].count {
+                    members[document.key(key)] = try ValueDecoder(document: document, node: key + 1).jsonValue()
+                    key = nodes[key + 1].next
+                }
+                return .object(members)
+            }
         }
 
         private func read<Value>(_ value: Value?) throws -> Value {

@@ -177,16 +177,20 @@ import Testing
             try expectAgreement(onRequestWith: ServiceIdentity(service: "lightbox-picker", principal: "app:x")),
             try expectAgreement(onRequestWith: LightboxError(.badRequest, "No.", details: ["field": "body.x", "b": ""])),
             try expectAgreement(onRequestWith: DownloadProgress(completed: 1, total: Int64.max)),
+            try expectAgreement(onRequestWith: ImagePropertiesResponse(asset: "A", properties: [
+                "Orientation": .number(6), "{GPS}": .object([:]), "Flash": .bool(false), "Lens": .null, "Model": .string("X\\1"),
+                "Size": .array([.number(-1.5e-7), .number(4000)]),
+            ])),
         ]
         #expect(plain.allSatisfy { $0 }, "some plain message was not read on the fast path: \(plain)")
 
-        // Left to JSONDecoder, and still the same: dates, any JSONValue beyond null and booleans, object filters.
+        // Left to JSONDecoder, and still the same: dates, non-ASCII JSONValue, object filters.
         let special: [Bool] = [
             try expectAgreement(onRequestWith: AuditRecordRequest(entries: [AuditEntry(app: "a", operation: "read", assetCount: 1,
                                                                                         outcome: "ok", at: Date(timeIntervalSince1970: 0))])),
             try expectAgreement(onRequestWith: FetchAssetsResponse(assets: [summary, summary], total: 2, next: "n")),
             try expectAgreement(onRequestWith: AssetQuery(from: Date(timeIntervalSince1970: 1e9), limit: 1)),
-            try expectAgreement(onRequestWith: ImagePropertiesResponse(asset: "A", properties: ["Orientation": .number(6), "{GPS}": .object([:])])),
+            try expectAgreement(onRequestWith: ImagePropertiesResponse(asset: "A", properties: ["Model": .string("Café")])),
             try expectAgreement(onRequestWith: PickRequest(configuration: PickerConfiguration(filter: .any([.images, .not(.videos)])))),
         ]
         #expect(!special.contains(true))
