@@ -144,8 +144,12 @@ extension PickerService {
     /// A cached rendition small enough to read in place, without the cache actor; nil when it must
     /// be made, or read through `DerivativeCache.withFile`.
     func cachedRendition(hash: String, kind: String) -> Rendered? {
-        derivatives.cachedBytes(hash: hash, kind: kind, maximumBytes: Self.readInPlaceBytes)
-            .map { Self.rendered($0, of: derivatives.url(hash: hash, kind: kind)) }
+        let key = "\(hash).\(kind)"
+        if let recent = recentRenditions.rendition(key) { return recent }
+        guard let data = derivatives.cachedBytes(hash: hash, kind: kind, maximumBytes: Self.readInPlaceBytes) else { return nil }
+        let rendered = Self.rendered(data, of: derivatives.url(hash: hash, kind: kind))
+        recentRenditions.keep(rendered, for: key)
+        return rendered
     }
 
     /// Runs `use` with the file of the rendition `render` returns, made first when it is not cached.
