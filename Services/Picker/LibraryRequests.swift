@@ -86,7 +86,7 @@ extension PickerService {
             throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
         }
         auditReporter.record(app: app, operation: action.rawValue, assetCount: assetCount ?? 0,
-                             outcome: decision.allowed ? "allowed:\(decision.scope)" : "refused:\(decision.status)")
+                             outcome: decision.allowed ? "allowed:" + decision.scope.rawValue : "refused:" + decision.status.rawValue)
         return decision
     }
 
