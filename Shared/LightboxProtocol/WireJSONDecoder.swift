@@ -109,6 +109,16 @@ extension WireJSONDecoder {
                 throw document.giveUp()
             }
             if T.self == JSONValue.self, let value = try jsonValue() as? T { return value }
+            // An object or array of them (image properties) whole, not through Dictionary's and
+            // Array's generic decoding, which asked for each member by name.
+            if T.self == [String: JSONValue].self {
+                guard case .object(let members) = try jsonValue(), let value = members as? T else { throw document.giveUp() }
+                return value
+            }
+            if T.self == [JSONValue].self {
+                guard case .array(let elements) = try jsonValue(), let value = elements as? T else { throw document.giveUp() }
+                return value
+            }
             return try T(from: self)
         }
 

@@ -226,6 +226,8 @@ import Testing
             expectAgreement(ReplyHead.self, frame, same: { $0.v == $1.v && $0.id == $1.id && $0.status == $1.status })
             expectAgreement(RequestHead.self, frame, same: ==)
             expectAgreement(JSONValue.self, frame, same: ==)
+            expectAgreement([String: JSONValue].self, frame, same: ==)
+            expectAgreement([JSONValue].self, frame, same: ==)
         }
     }
 
@@ -383,6 +385,7 @@ import Testing
             default: expectAgreement(Sample.self, frame, same: ==)
             }
             expectAgreement(RequestHead.self, frame, same: ==)
+            expectAgreement([String: JSONValue].self, frame, same: ==)
         }
         // Not vacuous: many mutations leave a frame read on the fast path.
         #expect(fastCount > 200)
