@@ -23,7 +23,8 @@ public final class AuditLog: Sendable {
     let database: DatabasePool
     /// How long entries gather before they are written together.
     static let batchInterval: DispatchTimeInterval = .milliseconds(5)
-    /// Entries waiting beyond this many (a disk that cannot keep up) are dropped, oldest first, and counted.
+    /// Lines waiting beyond this many (a disk that cannot keep up) are dropped, oldest first, and
+    /// the entries they stood for counted.
     static let maximumWaiting = 100_000
 
     private struct Buffer {
@@ -49,9 +50,7 @@ public final class AuditLog: Sendable {
         let schedule = buffer.withLock { buffer -> Bool in
             buffer.batch.append(contentsOf: entries)
             if buffer.batch.count > Self.maximumWaiting {
-                let excess = buffer.batch.count - Self.maximumWaiting
-                buffer.batch.removeFirst(excess)
-                buffer.dropped += excess
+                buffer.dropped += buffer.batch.removeFirst(buffer.batch.count - Self.maximumWaiting)
             }
             defer { buffer.isScheduled = true }
             return !buffer.isScheduled

@@ -13,7 +13,7 @@ final class AuditReporter: Sendable {
     /// A batch leaves when it holds this many distinct entries, or this long after its first entry.
     static let batchSize = 64
     static let batchDelay: Duration = .milliseconds(20)
-    /// Kept while auth is not yet connected; older entries are dropped beyond it.
+    /// Distinct lines kept while auth is not yet connected; older ones are dropped beyond it.
     static let maximumBacklog = 10_000
 
     private struct State {
@@ -41,9 +41,7 @@ final class AuditReporter: Sendable {
         let (flushNow, schedule) = state.withLock { state -> (Bool, Bool) in
             state.buffer.append(entry)
             if state.buffer.count > Self.maximumBacklog {
-                let excess = state.buffer.count - Self.maximumBacklog
-                state.dropped += excess
-                state.buffer.removeFirst(excess)
+                state.dropped += state.buffer.removeFirst(state.buffer.count - Self.maximumBacklog)
             }
             if state.buffer.count >= Self.batchSize { return (true, false) }
             guard !state.flushScheduled else { return (false, false) }

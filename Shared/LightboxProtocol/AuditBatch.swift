@@ -57,9 +57,13 @@ public struct AuditBatch: Sendable {
         for entry in entries { append(entry) }
     }
 
-    /// Drops the `count` oldest lines (a backlog that outgrew its bound).
-    public mutating func removeFirst(_ count: Int) {
+    /// Drops the `count` oldest lines (a backlog that outgrew its bound); returns how many entries
+    /// they stood for.
+    @discardableResult
+    public mutating func removeFirst(_ count: Int) -> Int {
+        let dropped = entries.prefix(count).reduce(0) { $0 + ($1.times ?? 1) }
         entries.removeFirst(min(count, entries.count))
         positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (Repeat($1), $0) })
+        return dropped
     }
 }
