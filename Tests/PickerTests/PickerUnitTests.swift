@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import LightboxProtocol
 import LightboxTransport
 import Logging
@@ -107,6 +108,27 @@ struct PickerFixture {
         #expect(await code { try await fixture.tokens.redeem("lbt_made-up", by: "demo", for: .load) } == .tokenUnknown)
         #expect(try await fixture.tokens.revoke(token: grant.token) == 1)
         #expect(await code { try await fixture.tokens.redeem(grant.token, by: "demo", for: .load) } == .tokenRevoked)
+    }
+
+    /// A token's row read by position, as redeeming reads it, is the record GRDB's Codable reading gives.
+    @Test func aTokenReadByPositionIsTheStoredRecord() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        let grant = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p1")
+        #expect(try await fixture.tokens.revoke(token: grant.token) == 1)
+        let (codable, positional) = try await fixture.tokens.database.read { db in
+            let hash = ProviderTokenStore.hash(grant.token)
+            return (try TokenRecord.fetchOne(db, key: hash),
+                    try Row.fetchOne(db, sql: "SELECT \(TokenRecord.columns) FROM providerToken WHERE tokenHash = ?", arguments: [hash])
+                        .map(TokenRecord.init(columnsInOrder:)))
+        }
+        let stored = try #require(codable)
+        let read = try #require(positional)
+        #expect(read.tokenHash == stored.tokenHash && read.app == "demo" && read.asset == asset && read.pick == "p1")
+        #expect(read.issuedAt == stored.issuedAt && read.expiresAt == stored.expiresAt && read.expiresAt > read.issuedAt)
+        #expect(read.revokedAt != nil && read.revokedAt == stored.revokedAt)
+        #expect(read.types == stored.types && read.strip == stored.strip)
     }
 
     @Test func tokensExpire() async throws {
