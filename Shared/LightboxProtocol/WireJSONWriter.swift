@@ -145,7 +145,20 @@ public struct WireJSONWriter {
     }
 
     public mutating func integer<Value: BinaryInteger>(_ value: Value) {
-        bytes.append(contentsOf: String(value).utf8)
+        guard let value = Int64(exactly: value) else {
+            bytes.append(contentsOf: String(value).utf8)
+            return
+        }
+        // Digits written straight into the buffer, least significant first, then put in order:
+        // String(value) made and freed a string for every number of every asset of a page.
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
     }
 
     public mutating func number(_ value: Double) throws {

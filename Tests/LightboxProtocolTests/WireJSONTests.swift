@@ -91,6 +91,21 @@ import Testing
         try expectSameJSON(RequestEnvelope(id: "audit-2", op: .recordAudit, body: AuditRecordRequest(entries: [])))
     }
 
+    @Test("Integers are written as JSONEncoder writes them, at their bounds too")
+    func integers() throws {
+        var values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_000_000_007, Int64.max, Int64.min, Int64.min + 1, Int64.max - 1]
+        var generator = SystemRandomNumberGenerator()
+        values += (0..<200).map { _ in Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...62, using: &generator) }
+        for value in values {
+            var json = WireJSONWriter()
+            json.integer(value)
+            #expect(String(decoding: json.bytes, as: UTF8.self) == String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+        }
+        var unsigned = WireJSONWriter()
+        unsigned.integer(UInt64.max)
+        #expect(String(decoding: unsigned.bytes, as: UTF8.self) == "18446744073709551615")
+    }
+
     @Test("What the writer cannot spell as JSONEncoder would goes through JSONEncoder")
     func unwritableValuesFallBack() throws {
         let farFuture = Self.summary(1, name: "x", duration: nil, date: Date(timeIntervalSince1970: 253_402_300_805))
