@@ -19,8 +19,21 @@ by_suffix = {
     "jpeg": (".jpg", ".jpeg"), "png": (".png",), "webp": (".webp",), "gif": (".gif",),
     "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"),
 }
-# How many body types WireFuzzEntry chooses from (WireFuzzEntry.bodyDecoders.count; the first byte is taken modulo this plus one, the last choice is the filter text).
-WIRE_CHOICES = 56
+
+
+def wire_choices() -> int:
+    """How many body types WireFuzzEntry chooses from (WireFuzzEntry.bodyDecoders.count; the first
+    byte is taken modulo this plus one, the last choice is the filter text), counted in its source
+    so that a type added there gets seeds too (a number written here fell behind by four)."""
+    source = (root / "Shared/LightboxProtocol/WireFuzzEntry.swift").read_text()
+    start = source.index("static let bodyDecoders")
+    count = source[start:source.index("\n    ]", start)].count("probe(")
+    if count == 0:
+        sys.exit("seeds.py: found no bodyDecoders in WireFuzzEntry.swift")
+    return count
+
+
+WIRE_CHOICES = wire_choices()
 
 
 def exif_blocks(data: bytes):
