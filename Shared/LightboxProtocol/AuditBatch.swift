@@ -9,26 +9,17 @@ import Foundation
 /// Entries keep the order of their first occurrence.
 public struct AuditBatch: Sendable {
     public private(set) var entries: [AuditEntry] = []
-    /// Where each distinct entry sits in `entries`.
-    private var positions: [Repeat: Int] = [:]
+    /// Where each distinct entry sits in `entries`, by `repeatKey`.
+    private var positions: [AuditEntry: Int] = [:]
 
-    /// What makes two entries repeats of each other: everything but the time.
-    private struct Repeat: Hashable {
-        var app: String
-        var operation: String
-        var assetCount: Int
-        var outcome: String
-        var bytes: Int64?
-        var asset: String?
-
-        init(_ entry: AuditEntry) {
-            app = entry.app
-            operation = entry.operation
-            assetCount = entry.assetCount
-            outcome = entry.outcome
-            bytes = entry.bytes
-            asset = entry.asset
-        }
+    /// What makes two entries repeats of each other: everything but the time (and the row id).
+    private static func repeatKey(_ entry: AuditEntry) -> AuditEntry {
+        var key = entry
+        key.id = nil
+        key.at = .distantPast
+        key.times = nil
+        key.lastAt = nil
+        return key
     }
 
     public init() {}
@@ -38,7 +29,7 @@ public struct AuditBatch: Sendable {
     public var count: Int { entries.count }
 
     public mutating func append(_ entry: AuditEntry) {
-        let key = Repeat(entry)
+        let key = Self.repeatKey(entry)
         guard let position = positions[key] else {
             positions[key] = entries.count
             entries.append(entry)
@@ -63,7 +54,7 @@ public struct AuditBatch: Sendable {
     public mutating func removeFirst(_ count: Int) -> Int {
         let dropped = entries.prefix(count).reduce(0) { $0 + ($1.times ?? 1) }
         entries.removeFirst(min(count, entries.count))
-        positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (Repeat($1), $0) })
+        positions = Dictionary(uniqueKeysWithValues: entries.enumerated().map { (Self.repeatKey($1), $0) })
         return dropped
     }
 }
