@@ -33,7 +33,7 @@ extension Catalog {
     }
 
     /// One page of an album's assets, newest first.
-    func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
+    func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
         try await database.detachedRead { db in
             let member = SQL(sql: "identifier IN (SELECT asset FROM albumAsset WHERE album = ?)", arguments: [album]).sqlExpression
             return try Self.page(db, conditions: [member], order: .newestFirst, limit: limit, after: cursor)

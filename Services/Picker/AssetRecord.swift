@@ -67,7 +67,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 
     var summary: AssetSummary {
         AssetSummary(identifier: identifier, fileName: SafeFileName.make(fileName), type: type, mediaType: mediaType,
-                     subtypes: subtypeSet.sorted { $0.rawValue < $1.rawValue }, pixelWidth: pixelWidth,
+                     subtypes: AssetSummary.subtypes(stored: subtypes), pixelWidth: pixelWidth,
                      pixelHeight: pixelHeight, duration: duration, fileSize: fileSize, creationDate: creationDate,
                      isInCloud: isInCloud)
     }

@@ -111,8 +111,13 @@ struct StatementColumns: AssetColumns {
     private let handle: SQLiteStatement
 
     init(statement: Statement) {
+        self.init(statement: statement, fields: AssetField.layout(of: statement.columnNames))
+    }
+
+    /// Columns read by position only (`fields` unused), as `AssetSummaryRows` reads them.
+    init(statement: Statement, fields: [AssetField?]) {
         self.statement = statement
-        fields = AssetField.layout(of: statement.columnNames)
+        self.fields = fields
         handle = statement.sqliteStatement
     }
 

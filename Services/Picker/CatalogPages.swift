@@ -7,8 +7,8 @@ import LightboxStorage
 /// the first and the thousandth page cost the same.
 extension Catalog {
     /// The owner's view: newest first, every asset a filter lets through.
-    func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetRecord], next: LibraryCursor?) {
-        @Sendable func read(_ db: Database) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
+    func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
+        @Sendable func read(_ db: Database) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
             try Self.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
         }
         // Unfiltered, a page walks the library-order index for `limit` + 1 rows and no more.
@@ -18,14 +18,14 @@ extension Catalog {
     /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
     /// SelectionTable) when given; paged by cursor, or by offset when there is none. Also returns the total count.
     func assets(matching query: AssetQuery, inSelectionOf app: String? = nil) async throws
-        -> (page: [AssetRecord], total: Int, next: LibraryCursor?) {
+        -> (page: [AssetSummary], total: Int, next: LibraryCursor?) {
         let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let limit = min(max(query.limit ?? 100, 0), 1000)
         let offset = cursor == nil ? max(query.offset ?? 0, 0) : 0
         let counts = self.counts
         /// The page, or nil when `inPlace` and the read might walk or count more than a point read
         /// does: a large selection (EXISTS per row) or a total not counted yet.
-        @Sendable func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetRecord], total: Int, next: LibraryCursor?)? {
+        @Sendable func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?)? {
             var conditions: [SQLExpression] = []
             if let app {
                 let size = try SelectionTable.size(of: app, db)
@@ -81,7 +81,7 @@ extension Catalog {
     }
 
     static func page(_ db: Database, conditions: [SQLExpression], order: LibraryOrder, limit: Int, after cursor: LibraryCursor?,
-                     offset: Int = 0) throws -> (assets: [AssetRecord], next: LibraryCursor?) {
+                     offset: Int = 0) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
         let keyset = cursor.map(order.after)
         // One row more than asked tells whether another page follows.
         let tail = " \(order.orderBy) LIMIT ? OFFSET ?"
@@ -93,19 +93,18 @@ extension Catalog {
             // The whole library in order (the owner's listing, an app with full access): the text is
             // ours, so the statement comes straight from the cache. Building it through GRDB's SQL
             // literals took a fifth of such a page's CPU time (perf).
-            statement = try db.cachedStatement(sql: "SELECT * FROM asset" + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
+            statement = try db.cachedStatement(sql: "SELECT \(AssetSummaryRows.columns) FROM asset" + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
             arguments = (keyset?.arguments ?? []) + tailArguments
         } else {
-            var sql: SQL = "SELECT * FROM asset WHERE (\(conditions.joined(operator: .and)))"
+            var sql: SQL = "SELECT \(sql: AssetSummaryRows.columns) FROM asset WHERE (\(conditions.joined(operator: .and)))"
             if let keyset { sql.append(sql: " AND " + keyset.sql, arguments: keyset.arguments) }
             sql.append(sql: tail, arguments: tailArguments)
             statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
             arguments = nil
         }
-        let rows = try AssetRecord.fetchAllWithStoredDates(statement, arguments: arguments)
-        let pageRows = rows.prefix(limit)
-        let assets = pageRows.map(\.record)
-        guard rows.count > limit, let last = pageRows.last else { return (assets, nil) }
-        return (assets, LibraryCursor(storedDate: last.storedCreationDate, identifier: last.record.identifier))
+        let rows = try AssetSummaryRows.fetchAll(statement, arguments: arguments, in: db, storedDateOfRow: limit - 1)
+        let assets = Array(rows.summaries.prefix(limit))
+        guard rows.summaries.count > limit, let last = assets.last, let storedDate = rows.cursorDate else { return (assets, nil) }
+        return (assets, LibraryCursor(storedDate: storedDate, identifier: last.identifier))
     }
 }

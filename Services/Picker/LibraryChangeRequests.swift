@@ -78,6 +78,6 @@ extension PickerService {
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.albumPage(body.album, limit: limit, after: cursor)
         auditReporter.record(app: app, operation: "album:assets", assetCount: page.assets.count, outcome: "delivered")
-        responder.succeed(FetchAssetsResponse(assets: page.assets.map(\.summary), total: page.assets.count, next: page.next?.encoded))
+        responder.succeed(FetchAssetsResponse(assets: page.assets, total: page.assets.count, next: page.next?.encoded))
     }
 }

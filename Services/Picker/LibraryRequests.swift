@@ -29,7 +29,7 @@ extension PickerService {
         case .selection, .all:
             let (page, total, next) = try await catalog.assets(matching: query, inSelectionOf: decision.scope == .all ? nil : app)
             auditReporter.record(app: app, operation: "query", assetCount: page.count, outcome: "delivered")
-            responder.succeed(FetchAssetsResponse(assets: page.map(\.summary), total: total, next: next?.encoded))
+            responder.succeed(FetchAssetsResponse(assets: page, total: total, next: next?.encoded))
         }
     }
 

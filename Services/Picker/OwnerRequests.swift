@@ -18,7 +18,7 @@ extension PickerService {
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.page(filter: filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(filters),
                                           limit: limit, after: cursor)
-        responder.succeed(ListAssetsResponse(assets: page.assets.map(\.summary), next: page.next?.encoded))
+        responder.succeed(ListAssetsResponse(assets: page.assets, next: page.next?.encoded))
     }
 
     func thumbnail(_ request: IncomingRequest, _ responder: Responder) async throws {

@@ -36,4 +36,29 @@ import Testing
         #expect(fast.contains { $0.record.duration != nil } && fast.contains { $0.record.duration == nil })
         #expect(fast.contains { $0.record.importedAt == Date(timeIntervalSince1970: 1_700_000_000.25) })
     }
+
+    /// Pages read only the summary's columns; what they give is what a whole record's summary is,
+    /// subtypes in name order and names made safe included, and the cursor row's date is the stored text.
+    @Test func summaryRowsAgreeWithRecordSummaries() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
+        try await fixture.catalog.database.write { db in
+            try db.execute(sql: """
+                UPDATE asset SET subtypes = 'screenshot,animated,screenshot', fileName = '../.hidden\u{202E}gpj.exe', isInCloud = 1
+                WHERE rowid = (SELECT min(rowid) FROM asset)
+                """)
+        }
+        let (rows, records, stored) = try fixture.catalog.database.pointRead { db in
+            let statement = try db.makeStatement(sql: "SELECT \(AssetSummaryRows.columns) FROM asset ORDER BY identifier")
+            let rows = try AssetSummaryRows.fetchAll(statement, arguments: [], in: db, storedDateOfRow: 2)
+            let records = try AssetRecord.fetchAll(db, sql: "SELECT * FROM asset ORDER BY identifier")
+            let stored = try String.fetchAll(db, sql: "SELECT creationDate FROM asset ORDER BY identifier")
+            return (rows, records, stored)
+        }
+        #expect(rows.summaries == records.map(\.summary))
+        #expect(rows.cursorDate == stored[2])
+        #expect(rows.summaries.contains { $0.subtypes == [.animated, .screenshot] && $0.isInCloud })
+        #expect(!rows.summaries.contains { $0.fileName.contains("/") || $0.fileName.hasPrefix(".") || $0.fileName.contains("\u{202E}") })
+    }
 }
