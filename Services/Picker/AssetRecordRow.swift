@@ -6,26 +6,24 @@ import LightboxStorage
 
 /// Reads asset rows in one pass over their columns, by position. GRDB's Decodable path looks every
 /// column up by name, case-insensitively, for every row (a tenth of the picker's time on library
-/// calls), and even its positional `Row` subscripts decode each value through generic code that
-/// looks up type metadata per column (a sixth of a page's time): pages and fetches read their
-/// rows straight from the SQLite statement instead (`fetchAllWithStoredDates`), and
-/// other reads go through `init(row:)`. Both share `init(columns:)`.
+/// calls); its positional `Row` subscripts decode each value through generic code that looks up
+/// type metadata per column (a sixth of a page's time); and its row cursor builds a dictionary of
+/// the column names every time a statement runs. Fetches by identifier step the SQLite statement
+/// themselves (`read(from:)`), other reads go through `init(row:)`; both share `init(columns:)`.
 extension AssetRecord {
+    /// Every column, in `AssetField` order: the SELECT list `read(from:)` expects.
+    static let columnList = AssetField.allCases.map(\.rawValue).joined(separator: ", ")
+
     init(row: Row) throws {
         try self.init(columns: RowColumns(row: row))
     }
 
-    /// The records `statement` (a `SELECT *` of the asset table) gives, each with its creation date
-    /// as stored (the text a keyset cursor must carry exactly).
-    static func fetchAllWithStoredDates(_ statement: Statement, arguments: StatementArguments? = nil) throws
-        -> [(record: AssetRecord, storedCreationDate: String)] {
-        let rows = try Row.fetchCursor(statement, arguments: arguments)
-        let columns = StatementColumns(statement: statement)
-        let creationDate = columns.fields.firstIndex(of: .creationDate)
-        var records: [(AssetRecord, String)] = []
-        // Each step leaves the row in the statement, where the columns are read.
-        while try rows.next() != nil {
-            records.append((try AssetRecord(columns: columns), creationDate.flatMap(columns.text) ?? ""))
+    /// The records `statement` (a SELECT of `columnList` from the asset table) gives with
+    /// `arguments` (nil: the ones it is bound to).
+    static func read(from statement: Statement, arguments: StatementArguments? = nil, in db: Database) throws -> [AssetRecord] {
+        var records: [AssetRecord] = []
+        try StatementColumns.forEachRow(of: statement, arguments: arguments, in: db, fields: AssetField.everyField) { row in
+            records.append(try AssetRecord(columns: row))
         }
         return records
     }
@@ -72,7 +70,7 @@ extension AssetRecord {
 }
 
 /// The asset table's columns a record is made of.
-enum AssetField: String {
+enum AssetField: String, CaseIterable {
     case identifier, contentHash, fileName, storedPath, type, mediaType, subtypes, pixelWidth, pixelHeight, frameCount, duration
     case fileSize, creationDate, importedAt, isInCloud, properties, pairedPath, pairedHash, pairedType
 
@@ -81,6 +79,10 @@ enum AssetField: String {
     static func layout(of names: some Sequence<String>) -> [AssetField?] {
         names.map(AssetField.init(rawValue:))
     }
+
+    /// The layout of a SELECT of `AssetRecord.columnList`.
+    static let everyField: [AssetField?] = allCases
+
 }
 
 /// One row's columns by position; nil for NULL.
@@ -110,15 +112,29 @@ struct StatementColumns: AssetColumns {
     let fields: [AssetField?]
     private let handle: SQLiteStatement
 
-    init(statement: Statement) {
-        self.init(statement: statement, fields: AssetField.layout(of: statement.columnNames))
-    }
-
-    /// Columns read by position only (`fields` unused), as `AssetSummaryRows` reads them.
-    init(statement: Statement, fields: [AssetField?]) {
+    private init(statement: Statement, fields: [AssetField?]) {
         self.statement = statement
         self.fields = fields
         handle = statement.sqliteStatement
+    }
+
+    /// Steps `statement` to its end with `arguments` (nil: the ones it is bound to), handing
+    /// `body` each row, whose columns are laid out as `fields` says.
+    static func forEachRow(of statement: Statement, arguments: StatementArguments?, in db: Database, fields: [AssetField?],
+                           _ body: (StatementColumns) throws -> Void) throws {
+        try statement.setArguments(arguments ?? statement.arguments)
+        let row = StatementColumns(statement: statement, fields: fields)
+        // Reset on the way out too, so that an error leaves no read open.
+        defer { sqlite3_reset(row.handle) }
+        while true {
+            let code = sqlite3_step(row.handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                                    sql: statement.sql)
+            }
+            try body(row)
+        }
     }
 
     func text(_ index: Int) -> String? {

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import GRDBSQLite
 import LightboxProtocol
 
 /// Library pages as apps and the owner see them: the summary's eleven columns, read straight off
@@ -18,20 +17,9 @@ enum AssetSummaryRows {
     /// cursor after that row must carry.
     static func fetchAll(_ statement: Statement, arguments: StatementArguments?, in db: Database,
                          storedDateOfRow cursorRow: Int) throws -> (summaries: [AssetSummary], cursorDate: String?) {
-        try statement.setArguments(arguments ?? statement.arguments)
-        let handle = statement.sqliteStatement
-        // Stepped to the end below; reset again on the way out so an error leaves no read open.
-        defer { sqlite3_reset(handle) }
-        let row = StatementColumns(statement: statement, fields: [])
         var summaries: [AssetSummary] = []
         var cursorDate: String?
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                    sql: statement.sql)
-            }
+        try StatementColumns.forEachRow(of: statement, arguments: arguments, in: db, fields: []) { row in
             if summaries.count == cursorRow { cursorDate = row.text(creationDateColumn) }
             summaries.append(try summary(row))
         }

@@ -26,10 +26,10 @@ struct Catalog: Sendable {
         // Cached statements: compiled once per connection, however many identifiers. One identifier
         // (the commonest fetch) is bound as it is, without a JSON list to encode and unpack.
         let list = identifiers.count == 1 ? identifiers[0] : String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
-        let sql = identifiers.count == 1 ? "SELECT * FROM asset WHERE identifier = ?"
-            : "SELECT * FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
+        let sql = identifiers.count == 1 ? "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"
+            : "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
         @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
-            let records = try AssetRecord.fetchAllWithStoredDates(try db.cachedStatement(sql: sql), arguments: [list]).map(\.record)
+            let records = try AssetRecord.read(from: try db.cachedStatement(sql: sql), arguments: [list], in: db)
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
         return try await database.read(inPlaceIf: identifiers.count <= DatabasePool.pointReadLimit, read)
@@ -37,8 +37,8 @@ struct Catalog: Sendable {
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
         try database.pointRead { db in
-            try AssetRecord.fetchAllWithStoredDates(try db.cachedStatement(sql: "SELECT * FROM asset WHERE identifier = ?"),
-                                                    arguments: [identifier]).first?.record
+            try AssetRecord.read(from: try db.cachedStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"),
+                                 arguments: [identifier], in: db).first
         }
     }
 

@@ -5,7 +5,7 @@ import LightboxStorage
 import Testing
 @testable import Picker
 
-/// The two ways an asset row is read (from the SQLite statement for pages and fetches, from a GRDB
+/// The ways an asset row is read (from the SQLite statement for fetches and pages, from a GRDB
 /// row elsewhere) give the same records, NULL columns, Live Photo columns and dates included.
 @Suite struct AssetRecordRowTests {
     @Test func theStatementReaderAndTheRowReaderAgree() async throws {
@@ -20,21 +20,21 @@ import Testing
                 """)
             try db.execute(sql: "UPDATE asset SET importedAt = 1700000000.25 WHERE rowid = (SELECT max(rowid) FROM asset)")
         }
-        let (fast, slow, stored) = try fixture.catalog.database.pointRead { db in
-            let statement = try db.makeStatement(sql: "SELECT * FROM asset ORDER BY identifier")
-            let fast = try AssetRecord.fetchAllWithStoredDates(statement)
+        let (fast, slow, byRow) = try fixture.catalog.database.pointRead { db in
+            let statement = try db.makeStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset ORDER BY identifier")
+            let fast = try AssetRecord.read(from: statement, in: db)
             let slow = try AssetRecord.fetchAll(db, sql: "SELECT * FROM asset ORDER BY identifier")
-            let stored = try String.fetchAll(db, sql: "SELECT creationDate FROM asset ORDER BY identifier")
-            return (fast, slow, stored)
+            let byRow = try Row.fetchAll(db, sql: "SELECT * FROM asset ORDER BY identifier").map(AssetRecord.init(row:))
+            return (fast, slow, byRow)
         }
         #expect(fast.count == 7)
-        #expect(fast.map(\.storedCreationDate) == stored)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        #expect(try encoder.encode(fast.map(\.record)) == encoder.encode(slow))
-        #expect(fast.contains { $0.record.pairedMovie != nil })
-        #expect(fast.contains { $0.record.duration != nil } && fast.contains { $0.record.duration == nil })
-        #expect(fast.contains { $0.record.importedAt == Date(timeIntervalSince1970: 1_700_000_000.25) })
+        #expect(try encoder.encode(fast) == encoder.encode(slow))
+        #expect(try encoder.encode(byRow) == encoder.encode(slow))
+        #expect(fast.contains { $0.pairedMovie != nil })
+        #expect(fast.contains { $0.duration != nil } && fast.contains { $0.duration == nil })
+        #expect(fast.contains { $0.importedAt == Date(timeIntervalSince1970: 1_700_000_000.25) })
     }
 
     /// Pages read only the summary's columns; what they give is what a whole record's summary is,
