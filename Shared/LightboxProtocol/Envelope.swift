@@ -99,6 +99,7 @@ public struct Empty: Codable, Sendable, Hashable {
 extension RequestEnvelope {
     /// Decodes the body of a request whose head was already read; a missing or null body reads as `{}`.
     public static func decodeBody(from header: Data) throws -> Body {
+        if let body = WireJSONDecoder.fastDecode(Body.self, member: "body", from: header) { return body }
         if let body = try WireJSONDecoder.decode(BodyOnly.self, from: header).body { return body }
         return try WireJSONDecoder.decode(Body.self, from: Data("{}".utf8))
     }

@@ -57,6 +57,7 @@ public enum WireFuzzEntry {
     static func probe<Body: Codable & Sendable>(_ type: Body.Type) -> @Sendable (Data) -> Void {
         { header in
             checkFastDecoding(RequestEnvelope<Body>.BodyOnly.self, from: header)
+            checkFastBodyDecoding(Body.self, from: header)
             guard let body = try? RequestEnvelope<Body>.decodeBody(from: header) else { return }
             let envelope = RequestEnvelope(id: "fuzz", op: .ping, body: body)
             do {
@@ -70,6 +71,17 @@ public enum WireFuzzEntry {
 
     /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value: compared
     /// by their JSON, keys sorted, as bodies need not be Equatable.
+    /// A body read straight from its member is the body JSONDecoder reads from the whole header.
+    static func checkFastBodyDecoding<Body: Codable & Sendable>(_ type: Body.Type, from header: Data) {
+        guard let fast = WireJSONDecoder.fastDecode(type, member: "body", from: header) else { return }
+        guard let decoded = (try? WireCoding.makeDecoder().decode(RequestEnvelope<Body>.BodyOnly.self, from: header))?.body else {
+            preconditionFailure("the wire decoder read the body \(fast) where JSONDecoder read none")
+        }
+        let encoder = WireCoding.makeEncoder(sortedKeys: true)
+        precondition((try? encoder.encode(fast)) == (try? encoder.encode(decoded)),
+                     "the wire decoder read the body \(fast), JSONDecoder \(decoded)")
+    }
+
     static func checkFastDecoding<T: Codable>(_ type: T.Type, from frame: Data) {
         guard let fast = WireJSONDecoder.fastDecode(type, from: frame) else { return }
         guard let decoded = try? WireCoding.makeDecoder().decode(type, from: frame) else {

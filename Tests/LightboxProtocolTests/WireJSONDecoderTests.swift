@@ -127,6 +127,10 @@ import Testing
         #expect(envelope.op == .fetchAssets && envelope.id == "bench-3-17-1a2b3c4d" && envelope.v == protocolVersion)
         #expect(WireJSONDecoder.fastDecode(RequestHead.self, from: Self.fetchFrame) == RequestHeadScanner.scan(Self.fetchFrame))
         #expect(try RequestEnvelope<FetchAssetsRequest>.decodeBody(from: Self.fetchFrame).localIdentifiers == body.localIdentifiers)
+        // The body alone, read from its member.
+        #expect(WireJSONDecoder.fastDecode(FetchAssetsRequest.self, member: "body", from: Self.fetchFrame)?.localIdentifiers == body.localIdentifiers)
+        #expect(WireJSONDecoder.fastDecode(FetchAssetsRequest.self, member: "body", from: Data(#"{"v":1,"body":null}"#.utf8)) == nil)
+        #expect(WireJSONDecoder.fastDecode(FetchAssetsRequest.self, member: "body", from: Data(#"{"v":1,"body":{"localIdentifiers":7}}"#.utf8)) == nil)
 
         // Dates are JSONDecoder's to read; so is a \u escape.
         #expect(WireJSONDecoder.fastDecode(RequestEnvelope<AuditRecordRequest>.BodyOnly.self, from: Self.auditFrame) == nil)
@@ -142,6 +146,9 @@ import Testing
             #expect(body.configuration == PickerConfiguration())
         }
         #expect(throws: DecodingError.self) { try RequestEnvelope<FetchAssetsRequest>.decodeBody(from: Data(#"{"v":1}"#.utf8)) }
+        // A body of the wrong shape is JSONDecoder's to reject, with its words.
+        let wrong = Data(#"{"v":1,"id":"a","op":"library.fetchAssets","body":{"localIdentifiers":7}}"#.utf8)
+        #expect(throws: DecodingError.self) { try RequestEnvelope<FetchAssetsRequest>.decodeBody(from: wrong) }
     }
 
     // MARK: Messages
@@ -154,6 +161,10 @@ import Testing
         expectAgreement(RequestEnvelope<Body>.self, frame, same: Self.sameJSON, sourceLocation: sourceLocation)
         expectAgreement(RequestEnvelope<Body>.BodyOnly.self, frame, same: Self.sameJSON, sourceLocation: sourceLocation)
         expectAgreement(Body.self, try WireCoding.encode(body), same: Self.sameJSON, sourceLocation: sourceLocation)
+        if let fast = WireJSONDecoder.fastDecode(Body.self, member: "body", from: frame) {
+            #expect(Self.sameJSON(fast, try WireCoding.makeDecoder().decode(Body.self, from: try WireCoding.encode(body))),
+                    sourceLocation: sourceLocation)
+        }
         return WireJSONDecoder.fastDecode(RequestEnvelope<Body>.BodyOnly.self, from: frame) != nil
     }
 
