@@ -36,10 +36,13 @@ struct Catalog: Sendable {
     }
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
-        try database.pointRead { db in
-            try AssetRecord.read(from: try db.cachedStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"),
-                                 arguments: [identifier], in: db).first
-        }
+        try database.pointRead { db in try Self.asset(db, identifier) }
+    }
+
+    /// The asset, read inside a read the caller makes (with the token that names it, say).
+    static func asset(_ db: Database, _ identifier: String) throws -> AssetRecord? {
+        try AssetRecord.read(from: try db.cachedStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"),
+                             arguments: [identifier], in: db).first
     }
 
     /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job, on

@@ -312,8 +312,8 @@ public final class PickerService: Service {
     }
 
     func redeemed(_ token: String, by app: String, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
-        var capability = try await tokens.capability(of: token, by: app, for: op)
-        guard let asset = try await catalog.asset(capability.asset) else {
+        var (capability, asset) = try tokens.capability(of: token, by: app, for: op, readingAlso: Catalog.asset)
+        guard let asset else {
             throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
         }
         // Tokens issued before representations were recorded register the original.

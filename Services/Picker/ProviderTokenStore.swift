@@ -41,28 +41,36 @@ struct ProviderTokenStore: Sendable {
 
     /// The capability a token grants `app`, or the wire error that says why not. Every attempt is audited.
     func capability(of token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws -> Capability {
+        try capability(of: token, by: app, for: operation, now: now) { _, _ in () }.0
+    }
+
+    /// The capability a token grants `app`, with what `companion` reads about its asset in the same
+    /// snapshot (a describe or a load reads the token and the asset in one read transaction, not
+    /// two); or the wire error that says why not. Every attempt is audited.
+    func capability<Companion>(of token: String, by app: String, for operation: OperationName, now: Date = Date(),
+                               readingAlso companion: (Database, _ asset: String) throws -> Companion) throws -> (Capability, Companion) {
         let hash = Self.hash(token)
-        let record = try database.pointRead { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(TokenRecord.columns) FROM providerToken WHERE tokenHash = ?"), arguments: [hash])
-                .map(TokenRecord.init(columnsInOrder:))
+        let (record, companionValue) = try database.pointRead { db in
+            let record = try TokenRecord.read(hashed: hash, in: db)
+            return (record, try record.flatMap { $0.app == app ? try companion(db, $0.asset) : nil })
         }
-        let outcome: Result<Capability, LightboxError>
-        if let record, record.app == app {
+        let outcome: Result<(Capability, Companion), LightboxError>
+        if let record, record.app == app, let companionValue {
             if record.revokedAt != nil {
                 outcome = .failure(LightboxError(.tokenRevoked, "The owner revoked this item provider; ask for a new pick."))
             } else if record.expiresAt <= now {
                 outcome = .failure(LightboxError(.tokenExpired, "This item provider expired at \(record.expiresAt.formatted(.iso8601)); ask for a new pick."))
             } else {
-                outcome = .success(Capability(asset: record.asset, types: Self.types(record.types),
-                                              stripping: MetadataStripping(rawValue: record.strip) ?? .all))
+                outcome = .success((Capability(asset: record.asset, types: Self.types(record.types),
+                                               stripping: MetadataStripping(rawValue: record.strip) ?? .all), companionValue))
             }
         } else {
             // A token of another app reads exactly like a made-up one: nothing about it is revealed.
             outcome = .failure(LightboxError(.tokenUnknown, "This item provider token is not known to the picker for this app."))
         }
-        if case .failure = outcome {
+        if case .failure(let error) = outcome {
             // Successful uses are recorded by the read itself, with what it delivered.
-            audit?.record(app: app, operation: Self.auditName(of: operation), outcome: "refused:" + Self.describe(outcome, record: record, app: app),
+            audit?.record(app: app, operation: Self.auditName(of: operation), outcome: "refused:" + Self.describe(error, record: record, app: app),
                           asset: record?.asset)
         }
         return try outcome.get()
@@ -109,11 +117,8 @@ struct ProviderTokenStore: Sendable {
 
     private static let decodedTypes = Mutex<[String: [UTType]]>([:])
 
-    private static func describe(_ outcome: Result<Capability, LightboxError>, record: TokenRecord?, app: String) -> String {
-        switch outcome {
-        case .success: "ok"
-        case .failure(let error): record != nil && record?.app != app ? "wrongApp" : error.code.rawValue
-        }
+    private static func describe(_ refusal: LightboxError, record: TokenRecord?, app: String) -> String {
+        record != nil && record?.app != app ? "wrongApp" : refusal.code.rawValue
     }
 }
 
@@ -135,21 +140,23 @@ extension TokenRecord {
     /// The columns `init(columnsInOrder:)` reads, in its order.
     static let columns = "tokenHash, app, asset, pick, issuedAt, expiresAt, revokedAt, types, strip"
 
-    /// A row of `columns`, read by position: every describe and load redeems a token, and GRDB's
-    /// Codable reading (each column looked up by name through a decoder, dates through Foundation's
-    /// calendar) was a tenth of a describe's CPU time (perf).
-    init(columnsInOrder row: Row) {
-        self.init(tokenHash: row[0], app: row[1], asset: row[2], pick: row[3], issuedAt: Self.date(row, 4) ?? .distantPast,
-                  expiresAt: Self.date(row, 5) ?? .distantPast, revokedAt: Self.date(row, 6), types: row[7], strip: row[8])
+    /// The token whose hash is `hash`, its row read by position straight off the statement: every
+    /// describe and load redeems a token, and GRDB's Codable reading (each column looked up by name
+    /// through a decoder, dates through Foundation's calendar) was a tenth of a describe's CPU time,
+    /// its row cursor (a dictionary of column names per read) a twentieth (perf).
+    static func read(hashed hash: String, in db: Database) throws -> TokenRecord? {
+        var record: TokenRecord?
+        try StatementColumns.forEachRow(of: db.cachedStatement(sql: "SELECT \(columns) FROM providerToken WHERE tokenHash = ?"),
+                                        arguments: [hash], in: db, fields: []) { row in
+            record = TokenRecord(columnsInOrder: row)
+        }
+        return record
     }
 
-    /// A date as GRDB stores it (text, read by `StorageDate`), or as GRDB reads anything else.
-    private static func date(_ row: Row, _ index: Int) -> Date? {
-        let value = row[index] as DatabaseValue
-        if case .string(let text) = value.storage {
-            var text = text
-            if let date = text.withUTF8({ StorageDate.date(UnsafeRawBufferPointer($0)) }) { return date }
-        }
-        return Date.fromDatabaseValue(value)
+    /// A row of `columns`, read by position.
+    init(columnsInOrder row: StatementColumns) {
+        self.init(tokenHash: row.text(0) ?? "", app: row.text(1) ?? "", asset: row.text(2) ?? "", pick: row.text(3) ?? "",
+                  issuedAt: row.date(4) ?? .distantPast, expiresAt: row.date(5) ?? .distantPast, revokedAt: row.date(6),
+                  types: row.text(7) ?? "[]", strip: row.text(8) ?? "")
     }
 }

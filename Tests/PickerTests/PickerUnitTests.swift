@@ -120,8 +120,7 @@ struct PickerFixture {
         let (codable, positional) = try await fixture.tokens.database.read { db in
             let hash = ProviderTokenStore.hash(grant.token)
             return (try TokenRecord.fetchOne(db, key: hash),
-                    try Row.fetchOne(db, sql: "SELECT \(TokenRecord.columns) FROM providerToken WHERE tokenHash = ?", arguments: [hash])
-                        .map(TokenRecord.init(columnsInOrder:)))
+                    try TokenRecord.read(hashed: hash, in: db))
         }
         let stored = try #require(codable)
         let read = try #require(positional)
