@@ -43,7 +43,7 @@ extension PickerService {
         }
         // Upright size of the original: no request renders more pixels than it has (see `bounded`).
         let full = ThumbnailSize.upright(width: local.pixelWidth ?? Self.fastSide, height: local.pixelHeight ?? Self.fastSide,
-                                         orientation: local.orientation)
+                                         orientation: orientations.orientation(of: local))
         let mode = body.contentMode ?? .fit
         let (width, height) = ThumbnailSize.bounded(width: body.targetWidth ?? full.width, height: body.targetHeight ?? full.height,
                                                     contentMode: mode == .fill ? .fill : .fit,

@@ -52,6 +52,7 @@ public final class PickerService: Service {
     let derivatives: DerivativeCache
     /// Small renditions served last, in memory (`RecentRenditions`).
     let recentRenditions = RecentRenditions(maximumBytes: 16 << 20)
+    let orientations = OriginalOrientations()
     /// Where the picker's blocking work runs, at most `renderThreads` jobs at once: decoding and
     /// rendering, reading, hashing and copying at import, stripping, movie headers, cloud-tier reads.
     let renderPool: BlockingWorkPool
