@@ -82,7 +82,6 @@ enum AssetField: String, CaseIterable {
 
     /// The layout of a SELECT of `AssetRecord.columnList`.
     static let everyField: [AssetField?] = allCases
-
 }
 
 /// One row's columns by position; nil for NULL.

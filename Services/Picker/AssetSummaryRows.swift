@@ -19,6 +19,7 @@ enum AssetSummaryRows {
                          storedDateOfRow cursorRow: Int) throws -> (summaries: [AssetSummary], cursorDate: String?) {
         var summaries: [AssetSummary] = []
         var cursorDate: String?
+        // Read by position below, so no field layout.
         try StatementColumns.forEachRow(of: statement, arguments: arguments, in: db, fields: []) { row in
             if summaries.count == cursorRow { cursorDate = row.text(creationDateColumn) }
             summaries.append(try summary(row))

@@ -69,8 +69,6 @@ public enum WireFuzzEntry {
         }
     }
 
-    /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value: compared
-    /// by their JSON, keys sorted, as bodies need not be Equatable.
     /// A body read straight from its member is the body JSONDecoder reads from the whole header.
     static func checkFastBodyDecoding<Body: Codable & Sendable>(_ type: Body.Type, from header: Data) {
         guard let fast = WireJSONDecoder.fastDecode(type, member: "body", from: header) else { return }
@@ -82,6 +80,8 @@ public enum WireFuzzEntry {
                      "the wire decoder read the body \(fast), JSONDecoder \(decoded)")
     }
 
+    /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value: compared
+    /// by their JSON, keys sorted, as bodies need not be Equatable.
     static func checkFastDecoding<T: Codable>(_ type: T.Type, from frame: Data) {
         guard let fast = WireJSONDecoder.fastDecode(type, from: frame) else { return }
         guard let decoded = try? WireCoding.makeDecoder().decode(type, from: frame) else {

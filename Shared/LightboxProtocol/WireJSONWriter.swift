@@ -62,7 +62,9 @@ public struct WireJSONWriter {
         if !isFirstInContainer { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        // Byte by byte: an array literal here was made and appended as a sequence for every member.
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         isFirstInContainer = false
     }
 
@@ -198,7 +200,8 @@ public struct WireJSONWriter {
         appendDigits(Int(parts.tm_min), count: 2)
         bytes.append(UInt8(ascii: ":"))
         appendDigits(Int(parts.tm_sec), count: 2)
-        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        bytes.append(UInt8(ascii: "Z"))
+        bytes.append(UInt8(ascii: "\""))
     }
 
     // MARK: Details
