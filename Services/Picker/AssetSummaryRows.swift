@@ -43,6 +43,12 @@ extension AssetSummary {
     /// The subtypes of the catalog's comma-separated column, in name order (as summaries list them).
     static func subtypes(stored text: String?) -> [MediaSubtype] {
         guard let text, !text.isEmpty else { return [] }
-        return Set(text.split(separator: ",").compactMap { MediaSubtype(rawValue: String($0)) }).sorted { $0.rawValue < $1.rawValue }
+        // A few names at most: a list, not a Set (hashing them was most of a page's subtype work).
+        var subtypes: [MediaSubtype] = []
+        for name in text.split(separator: ",") {
+            if let subtype = MediaSubtype(rawValue: String(name)), !subtypes.contains(subtype) { subtypes.append(subtype) }
+        }
+        if subtypes.count > 1 { subtypes.sort { $0.rawValue < $1.rawValue } }
+        return subtypes
     }
 }
