@@ -44,7 +44,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     }
 
     var subtypeSet: Set<MediaSubtype> {
-        Set(subtypes.split(separator: ",").compactMap { MediaSubtype(rawValue: String($0)) })
+        Set(AssetSummary.subtypes(stored: subtypes))
     }
 
     var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet) }

@@ -26,7 +26,7 @@ struct Catalog: Sendable {
         // Cached statements: compiled once per connection, however many identifiers. One identifier
         // (the commonest fetch) is bound as it is, without a JSON list to encode and unpack.
         let list = identifiers.count == 1 ? identifiers[0] : String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
-        let sql = identifiers.count == 1 ? "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"
+        let sql = identifiers.count == 1 ? Self.assetByIdentifier
             : "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
         @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
             let records = try AssetRecord.read(from: try db.cachedStatement(sql: sql), arguments: [list], in: db)
@@ -41,9 +41,10 @@ struct Catalog: Sendable {
 
     /// The asset, read inside a read the caller makes (with the token that names it, say).
     static func asset(_ db: Database, _ identifier: String) throws -> AssetRecord? {
-        try AssetRecord.read(from: try db.cachedStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"),
-                             arguments: [identifier], in: db).first
+        try AssetRecord.read(from: try db.cachedStatement(sql: assetByIdentifier), arguments: [identifier], in: db).first
     }
+
+    private static let assetByIdentifier = "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"
 
     /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job, on
     /// that thread's own connection).

@@ -100,7 +100,9 @@ extension RequestEnvelope {
     /// Decodes the body of a request whose head was already read; a missing or null body reads as `{}`.
     public static func decodeBody(from header: Data) throws -> Body {
         if let body = WireJSONDecoder.fastDecode(Body.self, member: "body", from: header) { return body }
-        if let body = try WireJSONDecoder.decode(BodyOnly.self, from: header).body { return body }
+        // Not read plainly, or no body: JSONDecoder, since a second fast attempt would parse the
+        // frame again only to give up the same way (audit batches, whose dates it leaves to JSONDecoder).
+        if let body = try WireCoding.makeDecoder().decode(BodyOnly.self, from: header).body { return body }
         return try WireJSONDecoder.decode(Body.self, from: Data("{}".utf8))
     }
 

@@ -75,20 +75,21 @@ public enum WireFuzzEntry {
         guard let decoded = (try? WireCoding.makeDecoder().decode(RequestEnvelope<Body>.BodyOnly.self, from: header))?.body else {
             preconditionFailure("the wire decoder read the body \(fast) where JSONDecoder read none")
         }
-        let encoder = WireCoding.makeEncoder(sortedKeys: true)
-        precondition((try? encoder.encode(fast)) == (try? encoder.encode(decoded)),
-                     "the wire decoder read the body \(fast), JSONDecoder \(decoded)")
+        requireSameJSON(fast, decoded)
     }
 
-    /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value: compared
-    /// by their JSON, keys sorted, as bodies need not be Equatable.
+    /// Whatever `WireJSONDecoder` reads itself, JSONDecoder reads too, to the same value.
     static func checkFastDecoding<T: Codable>(_ type: T.Type, from frame: Data) {
         guard let fast = WireJSONDecoder.fastDecode(type, from: frame) else { return }
         guard let decoded = try? WireCoding.makeDecoder().decode(type, from: frame) else {
             preconditionFailure("the wire decoder read \(fast) where JSONDecoder read nothing")
         }
+        requireSameJSON(fast, decoded)
+    }
+
+    /// Compared by their JSON, keys sorted, as bodies need not be Equatable.
+    private static func requireSameJSON<T: Encodable>(_ fast: T, _ decoded: T) {
         let encoder = WireCoding.makeEncoder(sortedKeys: true)
-        precondition((try? encoder.encode(fast)) == (try? encoder.encode(decoded)),
-                     "the wire decoder read \(fast), JSONDecoder \(decoded)")
+        precondition((try? encoder.encode(fast)) == (try? encoder.encode(decoded)), "the wire decoder read \(fast), JSONDecoder \(decoded)")
     }
 }

@@ -8,18 +8,29 @@ import Testing
 /// The ways an asset row is read (from the SQLite statement for fetches and pages, from a GRDB
 /// row elsewhere) give the same records, NULL columns, Live Photo columns and dates included.
 @Suite struct AssetRecordRowTests {
-    @Test func theStatementReaderAndTheRowReaderAgree() async throws {
+    /// A fixture holding the sample library, with `change` made to its rows.
+    func sampleLibrary(changedBy change: @escaping @Sendable (Database) throws -> Void) async throws -> PickerFixture {
         let fixture = try PickerFixture()
-        defer { fixture.remove() }
-        _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
+        do {
+            _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
+            try await fixture.catalog.database.write(change)
+        } catch {
+            fixture.remove()
+            throw error
+        }
+        return fixture
+    }
+
+    @Test func theStatementReaderAndTheRowReaderAgree() async throws {
         // A Live Photo's columns, a number stored as a date, and NULLs where a still has none.
-        try await fixture.catalog.database.write { db in
+        let fixture = try await sampleLibrary { db in
             try db.execute(sql: """
                 UPDATE asset SET pairedPath = 'aa/movie.mov', pairedHash = 'aa', pairedType = 'com.apple.quicktime-movie'
                 WHERE rowid = (SELECT min(rowid) FROM asset WHERE mediaType = 'image')
                 """)
             try db.execute(sql: "UPDATE asset SET importedAt = 1700000000.25 WHERE rowid = (SELECT max(rowid) FROM asset)")
         }
+        defer { fixture.remove() }
         let (fast, slow, byRow) = try fixture.catalog.database.pointRead { db in
             let statement = try db.makeStatement(sql: "SELECT \(AssetRecord.columnList) FROM asset ORDER BY identifier")
             let fast = try AssetRecord.read(from: statement, in: db)
@@ -40,15 +51,13 @@ import Testing
     /// Pages read only the summary's columns; what they give is what a whole record's summary is,
     /// subtypes in name order and names made safe included, and the cursor row's date is the stored text.
     @Test func summaryRowsAgreeWithRecordSummaries() async throws {
-        let fixture = try PickerFixture()
-        defer { fixture.remove() }
-        _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
-        try await fixture.catalog.database.write { db in
+        let fixture = try await sampleLibrary { db in
             try db.execute(sql: """
                 UPDATE asset SET subtypes = 'screenshot,animated,screenshot', fileName = '../.hidden\u{202E}gpj.exe', isInCloud = 1
                 WHERE rowid = (SELECT min(rowid) FROM asset)
                 """)
         }
+        defer { fixture.remove() }
         let (rows, records, stored) = try fixture.catalog.database.pointRead { db in
             let statement = try db.makeStatement(sql: "SELECT \(AssetSummaryRows.columns) FROM asset ORDER BY identifier")
             let rows = try AssetSummaryRows.fetchAll(statement, arguments: [], in: db, storedDateOfRow: 2)
