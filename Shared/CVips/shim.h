@@ -22,6 +22,24 @@ static inline int lightbox_vips_thumbnail_buffer(const void *buffer, size_t leng
                                  "crop", crop ? VIPS_INTERESTING_CENTRE : VIPS_INTERESTING_NONE, NULL);
 }
 
+/// The first page or frame of an image in memory, read in place and in order (the bytes must
+/// outlive the image and everything computed from it); NULL when no allowed loader takes it.
+static inline VipsImage *lightbox_vips_load_buffer(const void *buffer, size_t length) {
+    return vips_image_new_from_buffer(buffer, length, "", "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+}
+
+/// Whether vips_thumbnail would give `image` back unchanged when it needs no resizing: 8-bit sRGB
+/// or grey pixels, no alpha to premultiply, no orientation to apply, no embedded ICC profile to
+/// convert from.
+static inline int lightbox_vips_is_plain(VipsImage *image) {
+    int bands = vips_image_get_bands(image);
+    VipsInterpretation interpretation = vips_image_get_interpretation(image);
+    return vips_image_get_format(image) == VIPS_FORMAT_UCHAR
+        && ((bands == 3 && interpretation == VIPS_INTERPRETATION_sRGB) || (bands == 1 && interpretation == VIPS_INTERPRETATION_B_W))
+        && vips_image_get_orientation(image) == 1
+        && vips_image_get_typeof(image, VIPS_META_ICC_NAME) == 0;
+}
+
 /// The whole first page or frame, read with `access` (VIPS_ACCESS_SEQUENTIAL when nothing needs to
 /// move pixels around, VIPS_ACCESS_RANDOM to rotate).
 static inline VipsImage *lightbox_vips_load(const char *filename, VipsAccess access) {

@@ -92,6 +92,88 @@ import Testing
         #expect(fromBytes.data == fromFile.data)
     }
 
+    /// An image that fits the box and needs nothing done (an 8-bit sRGB or grey JPEG or PNG without
+    /// alpha, orientation or embedded profile) is encoded as it is: the same bytes as through
+    /// libvips' thumbnail pipeline. Any of those four, or another format, sends it through the pipeline.
+    @Test func anImageThatNeedsNoWorkIsEncodedAsItIsToThePipelinesBytes() throws {
+        let harbour = try SampleFiles.bytes(SampleFiles.library("harbour.jpg"))  // 640 × 480, sRGB, no profile
+        let smallJPEG = try ImageRenderer.thumbnail(of: SampleFiles.library("harbour.jpg"), targetWidth: 64, targetHeight: 64,
+                                                    contentMode: .fit).data
+        let plain: [(String, Data)] = [
+            ("harbour.jpg", harbour), ("small.jpg", smallJPEG),
+            ("rgb.png", Self.uncompressedPNG(width: 8, height: 6, channels: 3)), ("grey.png", Self.uncompressedPNG(width: 5, height: 7, channels: 1)),
+        ]
+        for (name, bytes) in plain {
+            let asIs = try render(bytes, named: name, side: 1024, mayEncodeAsIs: true)
+            let piped = try render(bytes, named: name, side: 1024, mayEncodeAsIs: false)
+            #expect(asIs.data == piped.data, "\(name)")
+            #expect((asIs.pixelWidth, asIs.pixelHeight) == (piped.pixelWidth, piped.pixelHeight), "\(name)")
+            #expect(try encodedAsIs(bytes, named: name, side: 1024) != nil, "\(name) went through the pipeline")
+            // Smaller than the image, the box needs the pipeline's resizing.
+            #expect(try encodedAsIs(bytes, named: name, side: 4) == nil, "\(name)")
+        }
+        let needingWork: [(String, Data)] = [
+            ("portrait.jpg", try SampleFiles.bytes(SampleFiles.library("portrait.jpg"))),  // orientation 6
+            ("sunset.png", try SampleFiles.bytes(SampleFiles.library("sunset.png"))),  // alpha
+            ("meadow.webp", try SampleFiles.bytes(SampleFiles.library("meadow.webp"))),
+            ("profiled.jpg", Self.withICCSegment(harbour)),
+        ]
+        for (name, bytes) in needingWork {
+            #expect(try encodedAsIs(bytes, named: name, side: 1024) == nil, "\(name)")
+        }
+    }
+
+    private func render(_ bytes: Data, named name: String, side: Int, mayEncodeAsIs: Bool) throws -> RenderedThumbnail {
+        var request = ImageRenderer.ThumbnailRequest(width: side, height: side, contentMode: .fit, quality: 80,
+                                                     timeLimit: ImageRenderer.defaultTimeLimit)
+        request.mayEncodeAsIs = mayEncodeAsIs
+        let url = URL(fileURLWithPath: "/nowhere/\(name)")
+        return try bytes.withUnsafeBytes { buffer in try ImageRenderer.makeThumbnail(of: url, contents: (bytes, buffer), request) }
+    }
+
+    private func encodedAsIs(_ bytes: Data, named name: String, side: Int) throws -> RenderedThumbnail? {
+        let url = URL(fileURLWithPath: "/nowhere/\(name)")
+        let metadata = try MetadataReader.read(fileAt: url, contents: bytes)
+        let box = ThumbnailSize.bounded(width: side, height: side, contentMode: .fit,
+                                        imageWidth: metadata.pixelWidth ?? 0, imageHeight: metadata.pixelHeight ?? 0)
+        let request = ImageRenderer.ThumbnailRequest(width: side, height: side, contentMode: .fit, quality: 80,
+                                                     timeLimit: ImageRenderer.defaultTimeLimit)
+        return try bytes.withUnsafeBytes { buffer in
+            try ImageRenderer.encodedAsIs(url, contents: buffer, metadata: metadata, box: box, request, start: .now)
+        }
+    }
+
+    /// An 8-bit grey (1 channel) or RGB (3) PNG with stored (uncompressed) deflate blocks.
+    static func uncompressedPNG(width: Int, height: Int, channels: Int) -> Data {
+        var raw: [UInt8] = []
+        for row in 0..<height {
+            raw.append(0)
+            for column in 0..<(width * channels) { raw.append(UInt8(truncatingIfNeeded: row * 37 + column * 11)) }
+        }
+        var adler = (a: UInt32(1), b: UInt32(0))
+        for byte in raw { adler.a = (adler.a + UInt32(byte)) % 65521; adler.b = (adler.b + adler.a) % 65521 }
+        let length = UInt16(raw.count)
+        let zlib = [0x78, 0x01, 1, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + raw
+            + bigEndian(adler.b << 16 | adler.a)
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            return bigEndian(UInt32(body.count)) + typed + bigEndian(CRC32.checksum(typed))
+        }
+        let header = bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, channels == 1 ? 0 : 2, 0, 0, 0]
+        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", zlib) + chunk("IEND", []))
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> $0) } }
+
+    /// `jpeg` with an APP2 ICC_PROFILE segment after its SOI (libvips attaches it as the image's profile).
+    static func withICCSegment(_ jpeg: Data) -> Data {
+        var profile = [UInt8](repeating: 0, count: 128)
+        profile[36..<40] = [0x61, 0x63, 0x73, 0x70]  // "acsp"
+        let body = Array("ICC_PROFILE".utf8) + [0, 1, 1] + bigEndian(UInt32(profile.count)) + profile[4...]
+        let length = UInt16(body.count + 2)
+        return Data(jpeg.prefix(2) + [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + body + jpeg.dropFirst(2))
+    }
+
     @Test func brokenBytesInMemoryGiveAMediaErrorNamingTheFile() throws {
         let jpeg = try SampleFiles.bytes(SampleFiles.library("harbour.jpg"))
         do {
