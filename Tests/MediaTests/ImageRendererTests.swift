@@ -111,6 +111,15 @@ import Testing
             #expect(try encodedAsIs(bytes, named: name, side: 1024) != nil, "\(name) went through the pipeline")
             // Smaller than the image, the box needs the pipeline's resizing.
             #expect(try encodedAsIs(bytes, named: name, side: 4) == nil, "\(name)")
+            // Cut short, both ways decode around the damage alike or fail alike.
+            let cut = Data(bytes.prefix(bytes.count * 2 / 3))
+            let cutAsIs = Result { try render(cut, named: name, side: 1024, mayEncodeAsIs: true) }
+            let cutPiped = Result { try render(cut, named: name, side: 1024, mayEncodeAsIs: false) }
+            switch (cutAsIs, cutPiped) {
+            case (.success(let asIs), .success(let piped)): #expect(asIs.data == piped.data, "\(name) cut short")
+            case (.failure(let asIs as MediaError), .failure(let piped as MediaError)): #expect(asIs.code == piped.code, "\(name) cut short")
+            default: Issue.record("\(name) cut short: \(cutAsIs) as it is, \(cutPiped) through the pipeline")
+            }
         }
         let needingWork: [(String, Data)] = [
             ("portrait.jpg", try SampleFiles.bytes(SampleFiles.library("portrait.jpg"))),  // orientation 6
