@@ -51,9 +51,6 @@ public enum ImageRenderer {
         var contentMode: ThumbnailContentMode
         var quality: Int
         var timeLimit: Duration
-        /// Whether an image that needs no work may skip the thumbnail pipeline (`encodedAsIs`);
-        /// tests turn it off to compare the two.
-        var mayEncodeAsIs = true
     }
 
     /// The whole image as a JPEG at `quality`, written to `destination` (through a temporary file
@@ -72,8 +69,7 @@ public enum ImageRenderer {
         of url: URL, contents: (data: Data, bytes: UnsafeRawBufferPointer)?, _ request: ThumbnailRequest
     ) throws(MediaError) -> RenderedThumbnail {
         let start = ContinuousClock.now
-        let (targetWidth, targetHeight, contentMode, quality, timeLimit) =
-            (request.width, request.height, request.contentMode, request.quality, request.timeLimit)
+        let (targetWidth, targetHeight, contentMode, quality) = (request.width, request.height, request.contentMode, request.quality)
         guard (1...maximumTargetSide).contains(targetWidth), (1...maximumTargetSide).contains(targetHeight) else {
             throw MediaError(.invalidArgument, "A thumbnail must be 1 to \(maximumTargetSide) pixels on each side, not \(targetWidth) × \(targetHeight)")
         }
@@ -83,14 +79,21 @@ public enum ImageRenderer {
         let upright = ThumbnailSize.upright(width: metadata.pixelWidth ?? 0, height: metadata.pixelHeight ?? 0, orientation: metadata.orientation)
         let box = ThumbnailSize.bounded(width: targetWidth, height: targetHeight, contentMode: contentMode,
                                         imageWidth: upright.width, imageHeight: upright.height)
-        if request.mayEncodeAsIs, let plain = try encodedAsIs(url, contents: contents?.bytes, metadata: metadata, box: box, request, start: start) {
-            return plain
-        }
+        if let plain = try encodedAsIs(url, contents: contents?.bytes, metadata: metadata, box: box, request, start: start) { return plain }
+        return try pipelineThumbnail(url, contents: contents?.bytes, metadata: metadata, box: box, request, start: start)
+    }
+
+    /// The thumbnail through libvips' thumbnail pipeline: shrink-on-load, orientation, colour
+    /// management, resizing to `box` (cropped to it for `.fill`), then JPEG, or PNG to keep alpha.
+    static func pipelineThumbnail(
+        _ url: URL, contents: UnsafeRawBufferPointer?, metadata: MediaMetadata, box: (width: Int, height: Int),
+        _ request: ThumbnailRequest, start: ContinuousClock.Instant
+    ) throws(MediaError) -> RenderedThumbnail {
         var output: UnsafeMutablePointer<VipsImage>?
-        let crop = contentMode == .fill ? Int32(1) : 0
-        let size = contentMode == .fill ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
-        let status = if let bytes = contents?.bytes, let base = bytes.baseAddress {
-            lightbox_vips_thumbnail_buffer(base, bytes.count, &output, Int32(box.width), Int32(box.height), crop, size)
+        let crop = request.contentMode == .fill ? Int32(1) : 0
+        let size = request.contentMode == .fill ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        let status = if let contents, let base = contents.baseAddress {
+            lightbox_vips_thumbnail_buffer(base, contents.count, &output, Int32(box.width), Int32(box.height), crop, size)
         } else {
             lightbox_vips_thumbnail(url.path, &output, Int32(box.width), Int32(box.height), crop, size)
         }
@@ -98,11 +101,11 @@ public enum ImageRenderer {
             throw decodeError(url)
         }
         let image = VipsImageReference(output)
-        let limit = lightbox_vips_set_time_limit(image.pointer, (timeLimit - (ContinuousClock.now - start)).microseconds)
+        let limit = lightbox_vips_set_time_limit(image.pointer, (request.timeLimit - (ContinuousClock.now - start)).microseconds)
         let hasAlpha = metadata.hasAlpha == true && image.hasAlpha
-        let data = try encode(image, of: url, limit: limit, timeLimit: timeLimit) { (pointer, buffer, length) in
+        let data = try encode(image, of: url, limit: limit, timeLimit: request.timeLimit) { (pointer, buffer, length) in
             hasAlpha ? lightbox_vips_pngsave_buffer(pointer, buffer, length)
-                : lightbox_vips_jpegsave_buffer(pointer, buffer, length, Int32(quality), 1)
+                : lightbox_vips_jpegsave_buffer(pointer, buffer, length, Int32(request.quality), 1)
         }
         return RenderedThumbnail(data: data, type: hasAlpha ? .png : .jpeg, pixelWidth: image.width, pixelHeight: image.height)
     }

@@ -104,8 +104,8 @@ import Testing
             ("rgb.png", Self.uncompressedPNG(width: 8, height: 6, channels: 3)), ("grey.png", Self.uncompressedPNG(width: 5, height: 7, channels: 1)),
         ]
         for (name, bytes) in plain {
-            let asIs = try render(bytes, named: name, side: 1024, mayEncodeAsIs: true)
-            let piped = try render(bytes, named: name, side: 1024, mayEncodeAsIs: false)
+            let asIs = try render(bytes, named: name, side: 1024, asIs: true)
+            let piped = try render(bytes, named: name, side: 1024, asIs: false)
             #expect(asIs.data == piped.data, "\(name)")
             #expect((asIs.pixelWidth, asIs.pixelHeight) == (piped.pixelWidth, piped.pixelHeight), "\(name)")
             #expect(try encodedAsIs(bytes, named: name, side: 1024) != nil, "\(name) went through the pipeline")
@@ -113,8 +113,8 @@ import Testing
             #expect(try encodedAsIs(bytes, named: name, side: 4) == nil, "\(name)")
             // Cut short, both ways decode around the damage alike or fail alike.
             let cut = Data(bytes.prefix(bytes.count * 2 / 3))
-            let cutAsIs = Result { try render(cut, named: name, side: 1024, mayEncodeAsIs: true) }
-            let cutPiped = Result { try render(cut, named: name, side: 1024, mayEncodeAsIs: false) }
+            let cutAsIs = Result { try render(cut, named: name, side: 1024, asIs: true) }
+            let cutPiped = Result { try render(cut, named: name, side: 1024, asIs: false) }
             switch (cutAsIs, cutPiped) {
             case (.success(let asIs), .success(let piped)): #expect(asIs.data == piped.data, "\(name) cut short")
             case (.failure(let asIs as MediaError), .failure(let piped as MediaError)): #expect(asIs.code == piped.code, "\(name) cut short")
@@ -132,24 +132,32 @@ import Testing
         }
     }
 
-    private func render(_ bytes: Data, named name: String, side: Int, mayEncodeAsIs: Bool) throws -> RenderedThumbnail {
-        var request = ImageRenderer.ThumbnailRequest(width: side, height: side, contentMode: .fit, quality: 80,
-                                                     timeLimit: ImageRenderer.defaultTimeLimit)
-        request.mayEncodeAsIs = mayEncodeAsIs
+    /// The thumbnail `makeThumbnail` gives, as it is when it can (`asIs`), or always through the pipeline.
+    private func render(_ bytes: Data, named name: String, side: Int, asIs: Bool) throws -> RenderedThumbnail {
         let url = URL(fileURLWithPath: "/nowhere/\(name)")
-        return try bytes.withUnsafeBytes { buffer in try ImageRenderer.makeThumbnail(of: url, contents: (bytes, buffer), request) }
+        let request = ImageRenderer.ThumbnailRequest(width: side, height: side, contentMode: .fit, quality: 80,
+                                                     timeLimit: ImageRenderer.defaultTimeLimit)
+        return try bytes.withUnsafeBytes { buffer in
+            if asIs { return try ImageRenderer.makeThumbnail(of: url, contents: (bytes, buffer), request) }
+            let metadata = try MetadataReader.read(fileAt: url, contents: bytes)
+            return try ImageRenderer.pipelineThumbnail(url, contents: buffer, metadata: metadata, box: box(metadata, side: side), request, start: .now)
+        }
     }
 
     private func encodedAsIs(_ bytes: Data, named name: String, side: Int) throws -> RenderedThumbnail? {
         let url = URL(fileURLWithPath: "/nowhere/\(name)")
         let metadata = try MetadataReader.read(fileAt: url, contents: bytes)
-        let box = ThumbnailSize.bounded(width: side, height: side, contentMode: .fit,
-                                        imageWidth: metadata.pixelWidth ?? 0, imageHeight: metadata.pixelHeight ?? 0)
         let request = ImageRenderer.ThumbnailRequest(width: side, height: side, contentMode: .fit, quality: 80,
                                                      timeLimit: ImageRenderer.defaultTimeLimit)
         return try bytes.withUnsafeBytes { buffer in
-            try ImageRenderer.encodedAsIs(url, contents: buffer, metadata: metadata, box: box, request, start: .now)
+            try ImageRenderer.encodedAsIs(url, contents: buffer, metadata: metadata, box: box(metadata, side: side), request, start: .now)
         }
+    }
+
+    /// The `.fit` box of `side` for an image whose orientation needs no turning (the plain ones here).
+    private func box(_ metadata: MediaMetadata, side: Int) -> (width: Int, height: Int) {
+        ThumbnailSize.bounded(width: side, height: side, contentMode: .fit,
+                              imageWidth: metadata.pixelWidth ?? 0, imageHeight: metadata.pixelHeight ?? 0)
     }
 
     /// An 8-bit grey (1 channel) or RGB (3) PNG with stored (uncompressed) deflate blocks.
