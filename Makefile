@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: deps build release run test test-swift test-python bench fuzz install install-files clean
+.PHONY: deps build asan release run test test-swift test-python bench fuzz install install-files clean
 
 DEPS_FLAGS ?=
 deps:
@@ -15,12 +15,17 @@ build: deps
 run: build
 	$(BIN)/lightbox run --data var --library Samples/library
 
+## lightbox-picker built with AddressSanitizer, for the test that imports thousands of photos under it.
+ASAN_BUILD := .build-asan
+asan: deps
+	$(SWIFT) build --scratch-path $(ASAN_BUILD) -Xswiftc -sanitize=address --product lightbox-picker
+
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium
 ## (screenshots in .build/screenshots/).
-test: build
+test: build asan
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	LIGHTBOX_ASAN_BIN=$(CURDIR)/$(ASAN_BUILD)/debug $(SWIFT) test --skip-build
 	cd Clients/python && python3 -m mypy
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests

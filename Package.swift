@@ -29,6 +29,7 @@ let package = Package(
         // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
         .systemLibrary(name: "CZeroMQ", path: "Shared/CZeroMQ"),
         .systemLibrary(name: "CSodium", path: "Shared/CSodium"),
+        .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
         .systemLibrary(name: "CExif", path: "Shared/CExif"),
         .systemLibrary(name: "CWebP", path: "Shared/CWebP"),
         .systemLibrary(name: "CHeif", path: "Shared/CHeif"),
@@ -72,7 +73,7 @@ let package = Package(
             path: "Shared/LightboxStorage"
         ),
 
-        .target(name: "Media", dependencies: ["CExif", "CWebP", "CHeif", "CAVFormat", "CVips", "LightboxProtocol"], path: "Services/Media"),
+        .target(name: "Media", dependencies: ["CLinux", "CExif", "CWebP", "CHeif", "CAVFormat", "CVips", "LightboxProtocol"], path: "Services/Media"),
         .target(
             name: "Auth",
             dependencies: [

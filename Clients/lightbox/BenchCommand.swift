@@ -8,7 +8,7 @@ import Media
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench", abstract: "Measure Lightbox against a baseline in the same run.",
-        subcommands: [Load.self, BenchMediaCommand.self, BenchOpsCommand.self, BenchScaleCommand.self, ServeRaw.self, BenchOpsCommand.ServeEcho.self])
+        subcommands: [Load.self, BenchImportCommand.self, BenchMediaCommand.self, BenchOpsCommand.self, BenchScaleCommand.self, ServeRaw.self, BenchOpsCommand.ServeEcho.self])
 
     struct Load: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

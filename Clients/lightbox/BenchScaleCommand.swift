@@ -26,17 +26,11 @@ struct BenchScaleCommand: AsyncParsableCommand {
     func run() async throws {
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-scale-\(getpid())")
         let media = work.appendingPathComponent("media")
-        let data = work.appendingPathComponent("data")
         defer { try? FileManager.default.removeItem(at: work) }
         let folders = try writeImages(into: media)
 
-        let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
-                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
-        let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
-                                             importFolders: [], logLevel: "warning")
-        processes.stopOnInterrupt()
+        let (directory, processes) = try await ServiceProcesses.forBench(in: work)
         defer { processes.stop() }
-        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         let ownerKey = try directory.ownerKeyPair()
         let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(600)))
         let settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(600)))

@@ -61,16 +61,55 @@ private struct LocalServices: Service {
                 note("the owner's surface: open \(url.trimmingCharacters(in: .whitespacesAndNewlines)) (works once; `lightbox user login` makes another)")
             }
         }
-        // Stop when asked, or as soon as either service exits on its own.
-        while !Task.isShuttingDownGracefully, !Task.isCancelled, processes.isRunning {
+        // Until asked to stop, a service that fails (a signal or a non-zero status) is started again,
+        // as systemd's Restart=on-failure does, after a pause that doubles while it keeps failing.
+        var restarts = ServiceRestarts()
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            for service in ServiceProcesses.Service.allCases {
+                guard let process = processes.process(service), !process.isRunning, !Task.isShuttingDownGracefully else { continue }
+                if process.terminationReason == .exit, process.terminationStatus == 0 {
+                    // Stopped by someone else (a SIGTERM not from here): not a failure to repair.
+                    processes.stop()
+                    note("\(service.rawValue) stopped on its own; stopped the others")
+                    throw ExitCode.failure
+                }
+                let delay = restarts.delay(for: service)
+                note("\(service.rawValue) \(ServiceRestarts.describe(process)); starting it again in \(delay)")
+                try? await Task.sleep(for: delay)
+                guard !Task.isShuttingDownGracefully, !Task.isCancelled else { break }
+                do {
+                    try processes.restart(service)
+                } catch {
+                    note("could not start \(service.rawValue) again: \(error)")
+                }
+            }
             try? await Task.sleep(for: .milliseconds(200))
         }
-        let crashed = processes.isRunning == false && !Task.isShuttingDownGracefully && !Task.isCancelled
         processes.stop()
-        if crashed {
-            note("a service exited on its own (auth status \(processes.auth.terminationStatus), picker status \(processes.picker.terminationStatus)); stopped the others")
-            throw ExitCode.failure
-        }
         note("stopped")
+    }
+}
+
+/// How long `lightbox run` waits before starting a service that exited again: 1 s, doubling with
+/// each exit that follows within a minute of the last start, up to 30 s.
+struct ServiceRestarts {
+    private var last: [ServiceProcesses.Service: (started: ContinuousClock.Instant, delay: Duration)] = [:]
+
+    mutating func delay(for service: ServiceProcesses.Service) -> Duration {
+        let now = ContinuousClock.now
+        var delay = Duration.seconds(1)
+        if let previous = last[service], now - previous.started < .seconds(60) {
+            delay = min(previous.delay * 2, .seconds(30))
+        }
+        last[service] = (now + delay, delay)
+        return delay
+    }
+
+    /// "was killed by signal 11 (SIGSEGV)" or "exited with status 1".
+    static func describe(_ process: Process) -> String {
+        let status = process.terminationStatus
+        guard process.terminationReason == .uncaughtSignal else { return "exited with status \(status)" }
+        let name = strsignal(status).map { String(cString: $0) } ?? "unknown"
+        return "was killed by signal \(status) (\(name))"
     }
 }

@@ -1,12 +1,19 @@
 import Foundation
+import LightboxClient
 import LightboxTransport
 
 /// lightbox-auth and lightbox-picker as child processes, found beside this executable.
 final class ServiceProcesses: @unchecked Sendable {
-    let auth: Process
-    let picker: Process
+    private(set) var auth: Process
+    private(set) var picker: Process
     /// The owner's web surface, when started (`startSurface`).
     private(set) var surface: Process?
+    /// What each service was started with, to start it again (`restart`).
+    private var arguments: [Service: [String]] = [:]
+
+    enum Service: String, CaseIterable {
+        case auth = "lightbox-auth", picker = "lightbox-picker", surface = "lightbox-surface"
+    }
     /// Helpers a command started beside the services (the bench's echo server), stopped with them.
     private var helpers: [Process] = []
     /// Ctrl-C and SIGTERM watchers (`stopOnInterrupt`), kept for as long as the processes.
@@ -20,7 +27,8 @@ final class ServiceProcesses: @unchecked Sendable {
     init(data: String, authEndpoint: String, pickerEndpoint: String, importFolders: [String], logLevel: String = "info",
          extraPickerArguments: [String] = []) throws {
         let common = ["--data", data, "--log-level", logLevel]
-        auth = try Self.start("lightbox-auth", common + ["--endpoint", authEndpoint])
+        let authArguments = common + ["--endpoint", authEndpoint]
+        auth = try Self.start("lightbox-auth", authArguments)
         var pickerArguments = common + ["--endpoint", pickerEndpoint, "--auth-endpoint", authEndpoint] + extraPickerArguments
         for folder in importFolders { pickerArguments += ["--import", folder] }
         do {
@@ -28,6 +36,38 @@ final class ServiceProcesses: @unchecked Sendable {
         } catch {
             auth.terminate()
             throw error
+        }
+        arguments = [.auth: authArguments, .picker: pickerArguments]
+    }
+
+    /// Both services for a bench, on ipc endpoints in `work` with their data in `work/data`, stopped
+    /// with this process on Ctrl-C; returns once the owner's key is there.
+    static func forBench(in work: URL, importFolders: [String] = []) async throws -> (ServiceDirectory, ServiceProcesses) {
+        let directory = ServiceDirectory(dataDirectory: work.appendingPathComponent("data"), authEndpoint: "ipc://\(work.path)/auth.sock",
+                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
+        let processes = try ServiceProcesses(data: directory.dataDirectory.path, authEndpoint: directory.authEndpoint,
+                                             pickerEndpoint: directory.pickerEndpoint, importFolders: importFolders, logLevel: "warning")
+        processes.stopOnInterrupt()
+        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        return (directory, processes)
+    }
+
+    func process(_ service: Service) -> Process? {
+        switch service {
+        case .auth: auth
+        case .picker: picker
+        case .surface: surface
+        }
+    }
+
+    /// Starts a service that exited again, with the arguments it was first started with.
+    func restart(_ service: Service) throws {
+        guard let arguments = arguments[service] else { return }
+        let process = try Self.start(service.rawValue, arguments)
+        switch service {
+        case .auth: auth = process
+        case .picker: picker = process
+        case .surface: surface = process
         }
     }
 
@@ -44,8 +84,10 @@ final class ServiceProcesses: @unchecked Sendable {
 
     /// Starts lightbox-surface on `listen` against these services.
     func startSurface(data: String, listen: String, authEndpoint: String, pickerEndpoint: String, logLevel: String) throws {
-        surface = try Self.start("lightbox-surface", ["--data", data, "--listen", listen, "--auth-endpoint", authEndpoint,
-                                                      "--picker-endpoint", pickerEndpoint, "--log-level", logLevel])
+        let surfaceArguments = ["--data", data, "--listen", listen, "--auth-endpoint", authEndpoint,
+                                "--picker-endpoint", pickerEndpoint, "--log-level", logLevel]
+        surface = try Self.start("lightbox-surface", surfaceArguments)
+        arguments[.surface] = surfaceArguments
     }
 
     var isRunning: Bool { auth.isRunning && picker.isRunning && (surface?.isRunning ?? true) }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Random access to a file's bytes without reading it whole: parsers seek to the boxes they need.
-/// A file already read into memory is served from there, without a system call per read.
+/// A file already read into memory is served from there, without a system call per read. Only a
+/// regular file is opened (`RegularFile`), and nothing past the size it had then is read.
 final class FileBytes {
     let url: URL
     let size: UInt64
@@ -14,13 +15,9 @@ final class FileBytes {
 
     init(_ url: URL) throws(MediaError) {
         self.url = url
-        do {
-            let handle = try FileHandle(forReadingFrom: url)
-            source = .handle(handle)
-            size = try handle.seekToEnd()
-        } catch {
-            throw MediaError(.unreadable, "Cannot read \(url.lastPathComponent): \(error.localizedDescription)")
-        }
+        let file = try RegularFile.open(url)
+        size = UInt64(max(0, file.size))
+        source = .handle(file.takeHandle())
     }
 
     /// The file at `url`, whose whole contents the caller has just read.

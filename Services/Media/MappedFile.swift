@@ -30,13 +30,11 @@ final class MappedFile {
             isMapped = false
             return
         }
-        let descriptor = open(file.url.path, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw MediaError(.unreadable, "Cannot open \(name): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
+        let opened = try RegularFile.open(file.url)
         let count = Int(file.size)
-        guard let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+        let base = mmap(nil, count, PROT_READ, MAP_PRIVATE, opened.descriptor, 0)
+        opened.close()
+        guard let base, base != MAP_FAILED else {
             throw MediaError(.unreadable, "Cannot map \(name): \(String(cString: strerror(errno)))")
         }
         bytes = UnsafeRawBufferPointer(start: base, count: count)

@@ -3,8 +3,8 @@ import Foundation
 
 /// libvips, started once per process and set up for untrusted input: only the five loaders
 /// Lightbox imports are allowed to run (no SVG, PDF, Matlab or other loaders a crafted file could
-/// reach), the operation cache is off, each operation computes on one thread, and its warnings
-/// are not printed.
+/// reach), the operation cache is off, each operation computes on one thread, ORC's generated code
+/// is not used (it is not safe on several threads; see below), and its warnings are not printed.
 ///
 /// The cache is off because a cached load is keyed by file name: a file replaced under the same
 /// name would give the old pixels. Thumbnails are derived once and stored, so the cache would buy
@@ -28,6 +28,12 @@ enum VipsRuntime {
         // One thread per rendering: the caller decides how many renderings run at once (the
         // picker's render pool), so libvips must not add a thread per core to each of them.
         vips_concurrency_set(1)
+        // No ORC: libvips compiles ORC programs per operation (reducev, convolutions) and frees them
+        // with the operation, and Debian 12's liborc (0.4.33) frees code memory without the lock it
+        // allocates it under. Renderings on several pool threads then corrupt ORC's chunk list: an
+        // import crashed with SIGSEGV in orc_code_allocate_codemem or a glibc double free
+        // (AddressSanitizer found it). libvips then runs the same operations in C.
+        vips_vector_set_enabled(0)
         vips_block_untrusted_set(1)
         vips_operation_block_set("VipsForeignLoad", 1)
         for loader in allowedLoaders { vips_operation_block_set(loader, 0) }

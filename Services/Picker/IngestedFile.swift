@@ -1,4 +1,5 @@
 import Foundation
+import LightboxProtocol
 import LightboxTransport
 import Media
 
@@ -35,16 +36,17 @@ struct IngestedFile: Sendable {
     }
 
     /// Reads `file` once; a large one is staged into `staging` (a folder on the originals' file system).
+    /// Only a regular file is read (`RegularFile`: no link followed, no FIFO, device or /proc file),
+    /// and never more than the size it had when it was opened: the bytes are counted as they come,
+    /// and a file that grows meanwhile is refused rather than read on.
     static func read(_ file: URL, staging: URL) throws -> IngestedFile {
-        let handle = try FileHandle(forReadingFrom: file)
+        let opened = try RegularFile.open(file)
+        let (size, modified) = (opened.size, opened.modified)
+        let handle = opened.takeHandle()
         defer { try? handle.close() }
-        var status = stat()
-        guard fstat(handle.fileDescriptor, &status) == 0 else { throw CocoaError(.fileReadUnknown) }
-        let size = Int64(status.st_size)
-        let modified = Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9)
         var hasher = SHA256Hasher()
         if size <= inMemoryLimit {
-            let data = try handle.readToEnd() ?? Data()
+            let data = try readCounting(handle, atMost: size, of: file) { _ in }
             hasher.update(data)
             return IngestedFile(hash: hasher.finalize(), bytes: .memory(data), size: Int64(data.count), modified: modified)
         }
@@ -54,7 +56,7 @@ struct IngestedFile: Sendable {
         defer { try? output.close() }
         do {
             var copied: Int64 = 0
-            while let piece = try handle.read(upToCount: pieceSize), !piece.isEmpty {
+            _ = try readCounting(handle, atMost: size, of: file) { piece in
                 hasher.update(piece)
                 try output.write(contentsOf: piece)
                 copied += Int64(piece.count)
@@ -64,6 +66,26 @@ struct IngestedFile: Sendable {
             try? FileManager.default.removeItem(at: copy)
             throw error
         }
+    }
+
+    /// Reads `handle` to its end in pieces handed to `piece`, failing once more than `limit` bytes
+    /// came. Returns the bytes when `limit` is at most `inMemoryLimit` (an in-memory read), else
+    /// nothing: the pieces were the caller's to keep.
+    private static func readCounting(_ handle: FileHandle, atMost limit: Int64, of file: URL,
+                                     _ piece: (Data) throws -> Void) throws -> Data {
+        var kept = Data()
+        var total: Int64 = 0
+        let keeps = limit <= inMemoryLimit
+        if keeps { kept.reserveCapacity(Int(limit)) }
+        // One byte past the limit is asked for, to see a file that grew.
+        while let next = try handle.read(upToCount: Int(min(Int64(pieceSize), limit - total + 1))), !next.isEmpty {
+            total += Int64(next.count)
+            guard total <= limit else {
+                throw LightboxError(.badMedia, "\(file.lastPathComponent) grew while it was read; import it again once it is complete.")
+            }
+            if keeps { kept.append(next) } else { try piece(next) }
+        }
+        return kept
     }
 
     /// Puts the bytes at `destination` (private to the owner), whole or not at all; when a file is

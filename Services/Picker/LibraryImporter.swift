@@ -53,6 +53,14 @@ struct LibraryImporter: Sendable {
             throw LightboxError(.badRequest, "The folder path must not contain \"..\".")
         }
         let url = URL(fileURLWithPath: path).resolvingSymlinksInPath()
+        // The kernel's trees hold no photos, and their files lie about their sizes.
+        let resolved = url.path
+        if let tree = ["/proc", "/sys", "/dev"].first(where: { resolved == $0 || resolved.hasPrefix($0 + "/") }) {
+            throw LightboxError(.badRequest, "\(path) is inside \(tree), the kernel's view of the system, not a folder of photos; choose a folder of your own.")
+        }
+        if let system = KernelFileSystem.of(path: resolved) {
+            throw LightboxError(.badRequest, "\(path) is on \(system), the kernel's view of the system, not a folder of photos; choose a folder of your own.")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw LightboxError(.notFound, "\(path) is not a folder the picker can read.")
@@ -61,7 +69,7 @@ struct LibraryImporter: Sendable {
     }
 
     func importFolder(_ folder: URL, progress: (ImportProgress) -> Void) async throws -> ImportSummary {
-        let files = mediaCandidates(in: folder)
+        let files = try mediaCandidates(in: folder)
         // Each file's headers are read once: for pairing Live Photos here, and for its import below.
         var headers = [MediaMetadata?](repeating: nil, count: files.count)
         let chunks = stride(from: 0, to: files.count, by: Self.headerChunk).map { $0..<min($0 + Self.headerChunk, files.count) }
@@ -193,8 +201,8 @@ struct LibraryImporter: Sendable {
     }
 
     /// Regular, visible files below `folder`, in a stable order.
-    func mediaCandidates(in folder: URL) -> [URL] {
-        FolderListing.regularFiles(below: folder)
+    func mediaCandidates(in folder: URL) throws(LightboxError) -> [URL] {
+        try FolderListing.regularFiles(below: folder)
     }
 
     /// Imports one of the owner's files; `fileName` overrides the name the asset is listed under;

@@ -4,6 +4,7 @@
 // libvips' API is mostly variadic (`name, value, …, NULL` option lists), which Swift cannot call,
 // so the few calls Lightbox makes are wrapped here with fixed arguments.
 #include <vips/vips.h>
+#include <vips/vector.h>  // vips_vector_set_enabled: not part of vips.h
 
 /// vips_thumbnail: shrink-on-load, autorotate, then a centre crop when `crop` is non-zero.
 /// `size` is a VipsSize (VIPS_SIZE_DOWN: never enlarge; VIPS_SIZE_BOTH).

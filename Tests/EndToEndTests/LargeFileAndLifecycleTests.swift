@@ -49,13 +49,13 @@ import Testing
     }
 
     /// `lightbox run` on the harness's folder and endpoints, once all three services answer.
-    func startLightboxRun(_ harness: ServiceHarness) async throws -> (run: Process, services: [Int32]) {
+    func startLightboxRun(_ harness: ServiceHarness, errors: FileHandle = .nullDevice) async throws -> (run: Process, services: [Int32]) {
         let run = Process()
         run.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
         run.arguments = ["run", "--data", harness.directory.dataDirectory.path, "--auth-endpoint", harness.directory.authEndpoint,
                          "--picker-endpoint", harness.directory.pickerEndpoint, "--library", ServiceHarness.samples.path,
                          "--log-level", "warning", "--listen", "127.0.0.1:\(Int.random(in: 30_000...60_000))"]
-        run.standardError = FileHandle.nullDevice
+        run.standardError = errors
         try run.run()
         try await harness.waitUntilReady()
         #expect(try await harness.owner().assets().count == 7)
@@ -82,6 +82,39 @@ import Testing
             // Killed here, or it would keep the test runner's output open and the run would never end.
             kill(child, SIGKILL)
         }
+    }
+
+    /// A service that dies is started again by `lightbox run` (as systemd's Restart=on-failure
+    /// does), with a line naming the signal; the others keep running.
+    @Test func lightboxRunStartsAServiceThatDiedAgain() async throws {
+        let harness = try ServiceHarness()
+        defer { harness.stop() }
+        let errorsURL = harness.root.appendingPathComponent("run.err")
+        FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+        let (run, children) = try await startLightboxRun(harness, errors: try FileHandle(forWritingTo: errorsURL))
+        defer { if run.isRunning { kill(run.processIdentifier, SIGINT); run.waitUntilExit() } }
+        let names = Dictionary(uniqueKeysWithValues: children.map { ($0, Self.name(of: $0)) })
+        let picker = try #require(names.first { $0.value == "lightbox-picker" }?.key)
+        kill(picker, SIGKILL)
+        var restarted: Int32?
+        for _ in 0..<200 where restarted == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            restarted = try childProcesses(of: run.processIdentifier).first { !children.contains($0) && Self.name(of: $0) == "lightbox-picker" }
+        }
+        #expect(restarted != nil, "a new lightbox-picker was started")
+        try await harness.waitUntilReady()
+        #expect(try await harness.owner().assets().count == 7)
+        #expect(run.isRunning)
+        for (pid, name) in names where pid != picker { #expect(isAlive(pid), "\(name) kept running") }
+        let errors = try String(contentsOf: errorsURL, encoding: .utf8)
+        #expect(errors.contains("lightbox-picker was killed by signal 9"), "\(errors)")
+        kill(run.processIdentifier, SIGINT)
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 0)
+    }
+
+    static func name(of pid: Int32) -> String {
+        ((try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Whether `pid` is a running process (not gone, and not a zombie awaiting its new parent).

@@ -28,6 +28,8 @@ final class ServiceHarness: @unchecked Sendable {
     var umask: String?
     /// Added to the services' environment (NOTIFY_SOCKET, say).
     var environment: [String: String] = [:]
+    /// Executables to start instead of the ones in `binaries`, by name (an instrumented picker, say).
+    var executables: [String: URL] = [:]
     let authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
@@ -79,7 +81,7 @@ final class ServiceHarness: @unchecked Sendable {
 
     func launch(_ name: String, _ arguments: [String]) throws -> Process {
         let process = Process()
-        setExecutable(of: process, Self.binaries.appendingPathComponent(name),
+        setExecutable(of: process, executables[name] ?? Self.binaries.appendingPathComponent(name),
                       ["--data", directory.dataDirectory.path, "--log-level", "warning"] + arguments)
         let log = root.appendingPathComponent("\(name).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)

@@ -15,7 +15,7 @@ import Testing
         defer { parallel.remove(); oneByOne.remove() }
         let summary = try await parallel.importer.importFolder(Self.library) { _ in }
         var expected: [String] = []
-        for file in parallel.importer.mediaCandidates(in: Self.library) {
+        for file in try parallel.importer.mediaCandidates(in: Self.library) {
             expected.append(try await oneByOne.importer.importFile(file).identifier)
         }
         #expect(summary.imported == expected, "the same identifiers, in file order")
