@@ -141,7 +141,8 @@ let package = Package(
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime"],
+            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime",
+                           "CSodium", "CZeroMQ"],
             path: "Tests/EndToEndTests"
         ),
     ],

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import GRDB
 import LightboxProtocol
 import LightboxTransport
@@ -64,13 +65,23 @@ public final class AuthService: Service {
         let ownerKey = try keys.loadOrCreateKeyPair(KeyDirectory.owner).publicKey
         let keys = self.keys
         let registry = self.registry
-        let principalForKey: @Sendable (String) async -> Principal? = { publicKey in
-            if publicKey == ownerKey { return .owner }
-            if let picker = try? CurveKeyPair.loadPublicKey(from: keys.publicKeyURL(KeyDirectory.pickerService)), picker == publicKey {
-                return .service(KeyDirectory.pickerService)
+        let logger = self.logger
+        // The picker's key is read once it exists (the picker writes it on its first start).
+        let pickerKey = Mutex<String?>(nil)
+        let principalForKey: @Sendable (String) async -> Identification = { publicKey in
+            if publicKey == ownerKey { return .known(.owner) }
+            let picker = pickerKey.withLock { known in
+                if known == nil { known = try? CurveKeyPair.loadPublicKey(from: keys.publicKeyURL(KeyDirectory.pickerService)) }
+                return known
             }
-            if let app = try? await registry.app(withPublicKey: publicKey) { return .app(app.id) }
-            return nil
+            if picker == publicKey { return .known(.service(KeyDirectory.pickerService)) }
+            do {
+                guard let app = try await registry.app(withPublicKey: publicKey) else { return .unknown }
+                return .known(.app(app.id))
+            } catch {
+                logger.warning("could not look a key up in the app registry", metadata: ["error": "\(error)"])
+                return .unavailable
+            }
         }
         let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey), logger: logger) { [self] request, responder in
             await handle(request, responder)
@@ -78,7 +89,6 @@ public final class AuthService: Service {
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
         let broadcaster = self.broadcaster
         let interval = configuration.watchKeepAlive
-        let logger = self.logger
         let keepAlive = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: interval)

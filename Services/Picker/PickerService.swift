@@ -142,17 +142,18 @@ public final class PickerService: Service {
 
         let appNames = self.appNames
         let logger = self.logger
-        let principalForKey: @Sendable (String) async -> Principal? = { publicKey in
-            if publicKey == ownerKey { return .owner }
+        let principalForKey: @Sendable (String) async -> Identification = { publicKey in
+            if publicKey == ownerKey { return .known(.owner) }
             do {
                 let app = try await auth.request(.identify, IdentifyRequest(publicKey: publicKey), as: AppManifestResponse.self).manifest
                 await appNames.remember(app)
-                return .app(app.id)
+                return .known(.app(app.id))
             } catch let error as LightboxError where error.code == .notFound {
-                return nil
+                return .unknown
             } catch {
+                // Not a stranger: auth could not say (it may be restarting). The app connects again.
                 logger.warning("lightbox-auth did not answer who a key is", metadata: ["error": "\(error)"])
-                return nil
+                return .unavailable
             }
         }
         let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey), logger: logger) { [self] request, responder in

@@ -8,116 +8,119 @@ struct OutgoingMessage: Sendable {
     var frames: ArraySlice<Data>
 }
 
-/// One client connection of a CurveRouterSocket, on its event loop: greeting, CURVE handshake (the
-/// client's key is identified before READY), then messages. Every frame's size is checked from its
-/// header before its body is kept, and a message's frames are counted as they come, so a message
-/// over the limit is never held whole: its frames are opened one at a time and dropped.
+/// One client connection of a CurveRouterSocket, on its event loop, after its `ZMTPFrameDecoder`:
+/// CURVE handshake (the client's key is identified before READY), then messages. A message's frames
+/// are counted as they come, in bytes (with a per-frame overhead) and in frames, so a message over
+/// either limit is never held whole: its frames are opened one at a time and dropped.
 final class CurveRouterConnection: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = ZMTPFrameReader.Frame
     typealias OutboundIn = OutgoingMessage
     typealias OutboundOut = ByteBuffer
 
-    private enum Phase { case greeting, hello, initiate, identifying, ready, closed }
+    private enum Phase { case hello, initiate, identifying, ready, closed }
+
+    /// Bytes a kept frame is counted for beyond its payload (its `Data` and array slot).
+    static let frameOverhead = 64
+    /// The most a PING's context may be (RFC 37 and libzmq: 16 bytes); a PONG echoes no more.
+    static let maximumPingContext = 16
+    /// Frames (and their bytes) a client may send after INITIATE before READY; more closes it.
+    static let maximumEarlyFrames = 16
+    static let maximumEarlyBytes = 64 << 10
 
     private let socket: CurveRouterSocket
     private let limits: CurveRouterSocket.Limits
     private let logger: Logger
+    private let address: String
     private var handshake: CurveServerHandshake
-    private var phase = Phase.greeting
-    private var buffer = ByteBuffer()
+    private var phase = Phase.hello
     private var peer: PeerConnection?
     private var userID = ""
     private var lastInput = NIODeadline.now()
-    private var timers: [RepeatedTask] = []
+    private var timers: [Scheduled<Void>] = []
+    private var heartbeats: RepeatedTask?
+    private var isCountedAsHandshaking = true
+    /// Frames that came while the client's key was being identified, handled once it is.
+    private var early: [ZMTPFrameReader.Frame] = []
+    private var earlyBytes = 0
     // The message being read.
     private var frames: [Data] = []
     private var messageBytes = 0
     private var messageFrames = 0
 
-    init(socket: CurveRouterSocket, handshake: CurveServerHandshake) {
+    init(socket: CurveRouterSocket, handshake: CurveServerHandshake, address: String) {
         self.socket = socket
         self.limits = socket.limits
         self.logger = socket.logger
         self.handshake = handshake
+        self.address = address
     }
 
     func channelActive(context: ChannelHandlerContext) {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: ZMTPFrameReader.serverGreeting)), promise: nil)
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let timeout = TimeAmount(limits.handshakeTimeout)
-        context.eventLoop.scheduleTask(in: timeout) {
-            guard connection.value.phase != .ready, connection.value.phase != .closed else { return }
-            connection.value.close(boundContext.value, because: "its handshake took longer than \(timeout.nanoseconds / 1_000_000_000) s")
+        // A stranger gets a short time to say HELLO, and the whole handshake a longer one (identifying
+        // a key may wait for lightbox-auth). Both are cancelled at READY and at close.
+        for (limit, before) in [(limits.helloTimeout, Phase.initiate), (limits.handshakeTimeout, Phase.ready)] {
+            timers.append(context.eventLoop.scheduleTask(in: TimeAmount(limit)) {
+                let phase = connection.value.phase
+                guard phase != .ready, phase != .closed, before != .initiate || phase == .hello else { return }
+                connection.value.close(boundContext.value, because: "its handshake took longer than \(limit)")
+            })
         }
-        let interval = TimeAmount(limits.heartbeatInterval)
-        timers.append(context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
-            connection.value.heartbeat(boundContext.value)
-        })
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
         phase = .closed
-        for timer in timers { timer.cancel() }
-        timers.removeAll()
+        stopTimers()
+        heartbeats?.cancel()
+        heartbeats = nil
+        handshake.forgetSecrets()
+        endHandshakeCount(context)
         if let peer { socket.connectionClosed(peer) }
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        logger.debug("a connection failed", metadata: ["error": "\(error)"])
-        context.close(promise: nil)
+        close(context, because: "\(error)")
+    }
+
+    private func stopTimers() {
+        for timer in timers { timer.cancel() }
+        timers.removeAll()
+    }
+
+    /// This connection no longer counts among the unfinished handshakes (READY, or closed).
+    private func endHandshakeCount(_ context: ChannelHandlerContext) {
+        guard isCountedAsHandshaking else { return }
+        isCountedAsHandshaking = false
+        socket.handshakeEnded(context.channel, address: address)
     }
 
     // MARK: Reading
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var incoming = unwrapInboundIn(data)
+        let frame = unwrapInboundIn(data)
         lastInput = .now()
-        if buffer.readableBytes == 0 {
-            buffer = incoming
-        } else {
-            buffer.writeBuffer(&incoming)
-        }
-        // Nothing but a handshake is read before READY; bytes that pile up meanwhile are not kept.
-        if phase != .ready, buffer.readableBytes > 64 << 10 {
-            close(context, because: "it sent \(buffer.readableBytes) bytes before its handshake ended")
-            return
-        }
-        process(context)
-    }
-
-    private func process(_ context: ChannelHandlerContext) {
         do {
-            reading: while phase != .closed {
-                switch phase {
-                case .greeting:
-                    // Anything but ZMTP is turned away at its first byte.
-                    if let first = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self), first != 0xFF {
-                        throw ZMTPFrameReader.Violation(description: "not a ZMTP peer")
-                    }
-                    guard buffer.readableBytes >= ZMTPFrameReader.greetingSize else { break reading }
-                    try ZMTPFrameReader.checkGreeting(buffer.readSlice(length: ZMTPFrameReader.greetingSize)!.readableBytesView)
-                    phase = .hello
-                case .hello, .initiate:
-                    guard let frame = try ZMTPFrameReader.nextFrame(from: &buffer, maximumSize: 4096) else { break reading }
-                    try handshakeStep(frame, context)
-                case .identifying, .closed:
-                    break reading
-                case .ready:
-                    guard let frame = try ZMTPFrameReader.nextFrame(from: &buffer, maximumSize: limits.frameBytes + CurveServerHandshake.messageOverhead) else {
-                        break reading
-                    }
-                    try receive(frame, context)
+            switch phase {
+            case .hello, .initiate:
+                try handshakeStep(frame, context)
+            case .identifying:
+                early.append(frame)
+                earlyBytes += frame.body.readableBytes
+                guard early.count <= Self.maximumEarlyFrames, earlyBytes <= Self.maximumEarlyBytes else {
+                    throw CurveServerHandshake.Failure("it sent \(earlyBytes) bytes in \(early.count) frames before its handshake ended")
                 }
+            case .ready:
+                try receive(frame, context)
+            case .closed:
+                break
             }
         } catch {
             close(context, because: "\(error)")
-            return
         }
-        // Hand back what a big frame grew the buffer to, once it is read.
-        if buffer.readableBytes == 0, buffer.capacity > 256 << 10 { buffer = ByteBuffer() }
     }
 
     private func handshakeStep(_ frame: ZMTPFrameReader.Frame, _ context: ChannelHandlerContext) throws {
@@ -126,11 +129,12 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         if phase == .hello {
             let welcome = try handshake.welcome(answering: bytes)
             context.writeAndFlush(wrapOutboundOut(ZMTPFrameReader.frame(command: welcome)), promise: nil)
+            socket.helloReceived(context.channel)
             phase = .initiate
             return
         }
         let client = try handshake.client(from: bytes)
-        let socketType = client.properties["Socket-Type"].map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let socketType = client.properties["socket-type"].map { String(decoding: $0, as: UTF8.self) } ?? ""
         guard ["DEALER", "REQ", "ROUTER"].contains(socketType) else {
             throw CurveServerHandshake.Failure("a \(socketType) socket cannot talk to a ROUTER")
         }
@@ -138,30 +142,60 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         let key = CurveKeyPair.z85(client.publicKey) ?? ""
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let identify = socket.identify
         let eventLoop = context.eventLoop
-        Task {
-            let principal = await identify(key)
-            eventLoop.execute { connection.value.identified(principal, key: key, context: boundContext.value) }
+        socket.identify(key) { identification in
+            eventLoop.execute { connection.value.identified(identification, key: key, context: boundContext.value) }
         }
     }
 
-    private func identified(_ principal: Principal?, key: String, context: ChannelHandlerContext) {
+    private func identified(_ identification: Identification, key: String, context: ChannelHandlerContext) {
         guard phase == .identifying else { return }
-        guard let principal else {
-            logger.info("refused an unknown key", metadata: ["key": "\(key)", "address": "\(context.remoteAddress.map { "\($0)" } ?? "local")"])
-            phase = .closed
-            let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
-            context.writeAndFlush(wrapOutboundOut(ZMTPFrameReader.frame(command: CurveServerHandshake.error("400"))))
-                .whenComplete { _ in boundContext.value.close(promise: nil) }
+        let principal: Principal
+        switch identification {
+        case .known(let known):
+            principal = known
+        case .unknown:
+            refuse(context, key: key, because: "an unknown key")
+            return
+        case .unavailable:
+            // Not a refusal: closed without ERROR, so the client's libzmq connects again later.
+            close(context, because: "who its key belongs to cannot be told now (lightbox-auth did not answer)")
+            return
+        }
+        guard let registered = socket.register(context.channel, principal: principal) else {
+            refuse(context, key: key, because: "a connection over the limit of \(socket.connectionLimit(for: principal)) for \(principal.userId)")
             return
         }
         logger.debug("accepted a connection", metadata: ["principal": "\(principal)"])
         context.writeAndFlush(wrapOutboundOut(ZMTPFrameReader.frame(command: handshake.ready())), promise: nil)
+        handshake.forgetSecrets()
+        stopTimers()
+        endHandshakeCount(context)
         userID = principal.userId
-        peer = socket.register(context.channel)
+        peer = registered
         phase = .ready
-        process(context)
+        let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let interval = TimeAmount(limits.heartbeatInterval)
+        heartbeats = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
+            connection.value.heartbeat(boundContext.value)
+        }
+        let waiting = early
+        early = []
+        do {
+            for frame in waiting where phase == .ready { try receive(frame, context) }
+        } catch {
+            close(context, because: "\(error)")
+        }
+    }
+
+    /// Answers ERROR (libzmq's client gives up on this socket) and closes.
+    private func refuse(_ context: ChannelHandlerContext, key: String, because reason: String) {
+        logger.info("refused a connection", metadata: ["reason": "\(reason)", "key": "\(key)", "address": "\(address)"])
+        phase = .closed
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(ZMTPFrameReader.frame(command: CurveServerHandshake.error("400"))))
+            .whenComplete { _ in boundContext.value.close(promise: nil) }
     }
 
     private func receive(_ frame: ZMTPFrameReader.Frame, _ context: ChannelHandlerContext) throws {
@@ -172,27 +206,31 @@ final class CurveRouterConnection: ChannelDuplexHandler {
             return
         }
         messageFrames += 1
-        messageBytes += opened.payload.count
-        // Past the limit nothing more is kept; the header (when small) stays so the refusal can name the request.
-        if messageBytes <= limits.messageBytes || (frames.isEmpty && opened.payload.count <= 1 << 20) {
+        messageBytes += opened.payload.count + Self.frameOverhead
+        // Past either limit nothing more is kept; the header (when small) stays so the refusal can name the request.
+        if (messageBytes <= limits.messageBytes && messageFrames <= limits.messageFrames) || (frames.isEmpty && opened.payload.count <= 1 << 20) {
             frames.append(opened.payload)
         }
         guard !opened.isMore, let peer else { return }
         var message = ReceivedMessage(frames: [peer.id] + frames, userID: userID)
         message.totalBytes = messageBytes
         message.frameCount = messageFrames + 1
-        message.isOversized = messageBytes > limits.messageBytes
+        message.isOversized = messageBytes > limits.messageBytes || messageFrames > limits.messageFrames
         frames = []
         messageBytes = 0
         messageFrames = 0
         socket.receive(message, from: peer)
     }
 
-    /// ZMTP 3.1 commands inside the CURVE session: a PING gets its PONG; others are ignored.
+    /// ZMTP 3.1 commands inside the CURVE session: a PING gets its PONG, echoing at most 16 bytes of
+    /// its context, and only while this connection's replies are moving (a peer that does not read
+    /// gets no PONGs piling up for it); other commands are ignored.
     private func answerCommand(_ payload: Data, _ context: ChannelHandlerContext) {
         let ping = Array(CurveServerHandshake.command("PING"))
         guard payload.count >= ping.count + 2, payload.starts(with: ping) else { return }
-        send(command: CurveServerHandshake.command("PONG") + payload.dropFirst(ping.count + 2), context)
+        guard context.channel.isWritable, (peer?.outstanding.load(ordering: .relaxed) ?? 0) < limits.queuedMessages else { return }
+        let pingContext = payload.dropFirst(ping.count + 2).prefix(Self.maximumPingContext)
+        send(command: CurveServerHandshake.command("PONG") + pingContext, context)
     }
 
     /// Sends a PING, or closes the connection when nothing came from it for the heartbeat timeout.

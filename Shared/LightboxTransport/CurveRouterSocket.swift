@@ -16,18 +16,36 @@ import Synchronization
 /// `queuedMessages` waiting in the inbox is not read until they are taken, and one with as many
 /// replies not yet written reports `.full`, which only ever holds up that connection.
 final class CurveRouterSocket: Sendable {
-    typealias Identify = @Sendable (_ publicKey: String) async -> Principal?
+    typealias Identify = @Sendable (_ publicKey: String) async -> Identification
 
     struct Limits: Sendable {
         /// Largest frame payload; a bigger frame header closes the connection.
         var frameBytes: Int
-        /// Largest message, all frames together; past it frames are opened and dropped.
+        /// Largest message, all frames together (each frame counted with `CurveRouterConnection.frameOverhead`);
+        /// past it frames are opened and dropped.
         var messageBytes: Int
+        /// Most frames in one message; past it frames are opened and dropped.
+        var messageFrames: Int
         /// Messages waiting per connection, each way.
         var queuedMessages: Int
         var heartbeatInterval: Duration
         var heartbeatTimeout: Duration
-        var handshakeTimeout: Duration = .seconds(30)
+        /// Largest HELLO or INITIATE (INITIATE carries the client's metadata).
+        var handshakeFrameBytes: Int
+        /// Time from connecting to HELLO, and to READY.
+        var helloTimeout: Duration
+        var handshakeTimeout: Duration
+        /// Connections that have not reached READY, in all and from one address; more are closed at accept.
+        var handshakes: Int
+        var handshakesPerAddress: Int
+        /// Connections of one app, of the owner, of one service.
+        var connectionsPerApp: Int
+        var connectionsPerOwner: Int
+        var connectionsPerService: Int
+        /// Bytes of large frames all connections may be reading at once.
+        var readBudgetBytes: Int
+        /// `identify` calls running at once; later handshakes wait their turn.
+        var identifiesInFlight: Int
     }
 
     private struct Peer {
@@ -43,13 +61,21 @@ final class CurveRouterSocket: Sendable {
     private struct State {
         var inbox = CircularBuffer<IncomingRequest>()
         var peers: [Data: Peer] = [:]
-        var nextID: UInt32 = 1
+        var nextID: UInt64 = 1
         var isWakeupPending = false
+        var handshakes = 0
+        var handshakesByAddress: [String: Int] = [:]
+        /// Connections that have not sent HELLO yet, oldest first: the cheapest to let go.
+        var silent: [(id: ObjectIdentifier, channel: any Channel)] = []
+        var connectionsByPrincipal: [String: Int] = [:]
+        var identifying = 0
+        var waitingToIdentify = CircularBuffer<(key: String, done: @Sendable (Identification) -> Void)>()
     }
 
     let limits: Limits
     let logger: Logger
-    let identify: Identify
+    private let identifyKey: Identify
+    private let readBudget: ReadBudget
     private let intake: RequestIntake
     private let wakeup: WakeupPipe
     private let onGone: @Sendable (Data) -> Void
@@ -61,20 +87,36 @@ final class CurveRouterSocket: Sendable {
          wakeup: WakeupPipe, logger: Logger, onGone: @escaping @Sendable (Data) -> Void) throws {
         self.limits = limits
         self.logger = logger
-        self.identify = identify
+        self.identifyKey = identify
         self.intake = intake
         self.wakeup = wakeup
         self.onGone = onGone
-        _ = try CurveServerHandshake(keyPair: keyPair)
+        // Every frame the limits allow must fit the budget, or its connection would wait forever.
+        readBudget = ReadBudget(limit: max(limits.readBudgetBytes, 2 * (limits.frameBytes + CurveServerHandshake.messageOverhead)))
+        let serverKey = try CurveServerKey(keyPair)
         let isTCP = endpoint.hasPrefix("tcp://")
+        if endpoint.hasPrefix("ipc://@") {
+            throw TransportError(.socket, "cannot listen on \(endpoint): abstract ipc endpoints (ipc://@name) are not supported; use ipc:///path/to/socket")
+        }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: isTCP ? 1 : 0)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // Refused at accept: past the caps on unfinished handshakes, nothing is read.
+                    let address = channel.remoteAddress?.ipAddress ?? "local"
+                    guard handshakeStarted(channel, address: address) else {
+                        channel.close(promise: nil)
+                        return
+                    }
                     if isTCP { try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1) }
-                    try channel.pipeline.syncOperations.addHandler(
-                        CurveRouterConnection(socket: self, handshake: try CurveServerHandshake(keyPair: keyPair)))
+                    let decoder = ZMTPFrameDecoder(limits: .init(handshakeFrameBytes: limits.handshakeFrameBytes,
+                                                                 frameBytes: limits.frameBytes + CurveServerHandshake.messageOverhead),
+                                                   budget: readBudget)
+                    try channel.pipeline.syncOperations.addHandlers([
+                        ByteToMessageHandler(decoder, maximumBufferSize: limits.frameBytes + CurveServerHandshake.messageOverhead + (256 << 10)),
+                        CurveRouterConnection(socket: self, handshake: CurveServerHandshake(key: serverKey), address: address),
+                    ])
                 }
             }
         let channel: any Channel
@@ -99,20 +141,104 @@ final class CurveRouterSocket: Sendable {
 
     // MARK: Called from connections (their event loops)
 
-    func register(_ channel: any Channel) -> PeerConnection {
+    /// Counts a new connection among the unfinished handshakes, or refuses it (false): from one
+    /// TCP address past `handshakesPerAddress`; past `handshakes` in all, unless a connection that
+    /// has not even sent HELLO can be closed for it (the oldest such), so that idle strangers cannot
+    /// keep a client that handshakes at once from getting in.
+    func handshakeStarted(_ channel: any Channel, address: String) -> Bool {
+        let (accepted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+            if address != "local", state.handshakesByAddress[address, default: 0] >= limits.handshakesPerAddress { return (false, nil) }
+            var evicted: (any Channel)?
+            if state.handshakes >= limits.handshakes {
+                guard !state.silent.isEmpty else { return (false, nil) }
+                evicted = state.silent.removeFirst().channel
+            }
+            state.handshakes += 1
+            state.handshakesByAddress[address, default: 0] += 1
+            state.silent.append((ObjectIdentifier(channel), channel))
+            return (true, evicted)
+        }
+        evicted?.close(promise: nil)
+        if !accepted { logger.debug("refused a connection at accept: too many unfinished handshakes", metadata: ["address": "\(address)"]) }
+        return accepted
+    }
+
+    /// The connection sent its HELLO: it is no longer among the silent ones that may be closed for a newcomer.
+    func helloReceived(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { state in state.silent.removeAll { $0.id == id } }
+    }
+
+    /// The connection from `address` reached READY or closed before it.
+    func handshakeEnded(_ channel: any Channel, address: String) {
+        let id = ObjectIdentifier(channel)
         state.withLock { state in
-            // Routing ids as libzmq makes them: a zero byte and a counter, never reused.
+            state.handshakes -= 1
+            let left = state.handshakesByAddress[address, default: 1] - 1
+            state.handshakesByAddress[address] = left > 0 ? left : nil
+            state.silent.removeAll { $0.id == id }
+        }
+    }
+
+    /// Who `key` is, from `identify`, with at most `identifiesInFlight` calls running at once.
+    func identify(_ key: String, _ done: @escaping @Sendable (Identification) -> Void) {
+        let startsNow = state.withLock { state -> Bool in
+            guard state.identifying < limits.identifiesInFlight else {
+                state.waitingToIdentify.append((key, done))
+                return false
+            }
+            state.identifying += 1
+            return true
+        }
+        if startsNow { runIdentify(key, done) }
+    }
+
+    private func runIdentify(_ key: String, _ done: @escaping @Sendable (Identification) -> Void) {
+        let identifyKey = self.identifyKey
+        Task {
+            done(await identifyKey(key))
+            let next = state.withLock { state -> (key: String, done: @Sendable (Identification) -> Void)? in
+                guard let next = state.waitingToIdentify.popFirst() else {
+                    state.identifying -= 1
+                    return nil
+                }
+                return next
+            }
+            if let next { runIdentify(next.key, next.done) }
+        }
+    }
+
+    func connectionLimit(for principal: Principal) -> Int {
+        switch principal {
+        case .owner: limits.connectionsPerOwner
+        case .service: limits.connectionsPerService
+        default: limits.connectionsPerApp
+        }
+    }
+
+    /// Registers a connection that finished its handshake, or returns nil when its principal has
+    /// as many connections as it may.
+    func register(_ channel: any Channel, principal: Principal) -> PeerConnection? {
+        let limit = connectionLimit(for: principal)
+        return state.withLock { state in
+            guard state.connectionsByPrincipal[principal.userId, default: 0] < limit else { return nil }
+            state.connectionsByPrincipal[principal.userId, default: 0] += 1
+            // Routing ids as libzmq makes them: a zero byte and a counter, never reused (64 bits never wrap).
             var id = Data([0])
             withUnsafeBytes(of: state.nextID.bigEndian) { id.append(contentsOf: $0) }
-            state.nextID &+= 1
-            let connection = PeerConnection(id: id, channel: channel)
+            state.nextID += 1
+            let connection = PeerConnection(id: id, channel: channel, principal: principal.userId)
             state.peers[id] = Peer(connection: connection)
             return connection
         }
     }
 
     func connectionClosed(_ connection: PeerConnection) {
-        state.withLock { _ = $0.peers.removeValue(forKey: connection.id) }
+        state.withLock { state in
+            _ = state.peers.removeValue(forKey: connection.id)
+            let left = state.connectionsByPrincipal[connection.principal, default: 1] - 1
+            state.connectionsByPrincipal[connection.principal] = left > 0 ? left : nil
+        }
         onGone(connection.id)
         signal()
     }
@@ -252,6 +378,8 @@ final class CurveRouterSocket: Sendable {
 final class PeerConnection: Sendable {
     let id: Data
     let channel: any Channel
+    /// Whose connection it is (`Principal.userId`), for the per-principal caps.
+    let principal: String
     /// Where the connection's request handlers run: its event loop.
     let executor: EventLoopTaskExecutor
     /// Replies handed to the channel and not yet written to the kernel.
@@ -259,9 +387,10 @@ final class PeerConnection: Sendable {
     /// A flush is queued on the event loop (read and written there only).
     private let isFlushQueued: NIOLoopBoundBox<Bool>
 
-    init(id: Data, channel: any Channel) {
+    init(id: Data, channel: any Channel, principal: String) {
         self.id = id
         self.channel = channel
+        self.principal = principal
         executor = EventLoopTaskExecutor(channel.eventLoop)
         isFlushQueued = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
     }

@@ -17,8 +17,7 @@ struct CurveServerHandshake {
         var properties: [String: Data]
     }
 
-    private let serverPublicKey: [UInt8]
-    private let serverSecretKey: [UInt8]
+    private let serverKey: CurveServerKey
     private var transientPublic = [UInt8](repeating: 0, count: 32)
     private var transientSecret = [UInt8](repeating: 0, count: 32)
     private var cookieKey = [UInt8](repeating: 0, count: 32)
@@ -28,15 +27,8 @@ struct CurveServerHandshake {
     private var nextNonce: UInt64 = 1
     private var peerNonce: UInt64 = 0
 
-    init(keyPair: CurveKeyPair) throws {
-        guard sodium_init() >= 0 else { throw Failure("libsodium could not be initialised") }
-        func binary(_ z85: String) throws -> [UInt8] {
-            var key = [UInt8](repeating: 0, count: 32)
-            guard z85.utf8.count == 40, zmq_z85_decode(&key, z85) != nil else { throw Failure("the server key is not Z85 text") }
-            return key
-        }
-        serverPublicKey = try binary(keyPair.publicKey)
-        serverSecretKey = try binary(keyPair.secretKey)
+    init(key: CurveServerKey) {
+        serverKey = key
     }
 
     // MARK: Handshake
@@ -45,13 +37,17 @@ struct CurveServerHandshake {
     mutating func welcome(answering hello: [UInt8]) throws -> [UInt8] {
         guard hello.count == 200, hello.starts(with: Self.command("HELLO")) else { throw Failure("expected a 200-byte HELLO") }
         guard hello[6] == 1, hello[7] == 0 else { throw Failure("HELLO has an unknown CurveZMQ version") }
+        // The 72 bytes of padding that make HELLO as long as WELCOME must be zero (RFC 26).
+        guard hello[8..<80].allSatisfy({ $0 == 0 }) else { throw Failure("HELLO's padding is not zero") }
         clientTransient = Array(hello[80..<112])
         let nonce = Array("CurveZMQHELLO---".utf8) + hello[112..<120]
         peerNonce = Self.uint64(hello[112..<120])
         var signature = [UInt8](repeating: 0, count: 64)
-        guard crypto_box_open_easy(&signature, Array(hello[120..<200]), 80, nonce, clientTransient, serverSecretKey) == 0 else {
+        let opened = serverKey.withSecret { crypto_box_open_easy(&signature, Array(hello[120..<200]), 80, nonce, clientTransient, $0) }
+        guard opened == 0 else {
             throw Failure("cannot open HELLO (the client used another server key)")
         }
+        guard signature.allSatisfy({ $0 == 0 }) else { throw Failure("HELLO's signature is not 64 zero bytes") }
         crypto_box_keypair(&transientPublic, &transientSecret)
         randombytes_buf(&cookieKey, 32)
         let cookieNonce = Self.random(16)
@@ -61,7 +57,8 @@ struct CurveServerHandshake {
         let welcomeNonce = Self.random(16)
         let plain = transientPublic + cookieNonce + cookie
         var box = [UInt8](repeating: 0, count: 144)
-        guard crypto_box_easy(&box, plain, 128, Array("WELCOME-".utf8) + welcomeNonce, clientTransient, serverSecretKey) == 0 else {
+        let sealed = serverKey.withSecret { crypto_box_easy(&box, plain, 128, Array("WELCOME-".utf8) + welcomeNonce, clientTransient, $0) }
+        guard sealed == 0 else {
             throw Failure("cannot make WELCOME")
         }
         return Self.command("WELCOME") + welcomeNonce + box
@@ -71,9 +68,10 @@ struct CurveServerHandshake {
     mutating func client(from initiate: [UInt8]) throws -> Client {
         guard initiate.count >= 257, initiate.starts(with: Self.command("INITIATE")) else { throw Failure("expected INITIATE") }
         var cookiePlain = [UInt8](repeating: 0, count: 64)
+        defer { sodium_memzero(&cookiePlain, cookiePlain.count) }
         guard crypto_secretbox_open_easy(&cookiePlain, Array(initiate[25..<105]), 80,
                                          Array("COOKIE--".utf8) + initiate[9..<25], cookieKey) == 0,
-              cookiePlain == clientTransient + transientSecret else {
+              Self.equal(cookiePlain, clientTransient + transientSecret) else {
             throw Failure("INITIATE carries a cookie this server did not make")
         }
         let nonce = Array("CurveZMQINITIATE".utf8) + initiate[105..<113]
@@ -89,10 +87,13 @@ struct CurveServerHandshake {
         var vouch = [UInt8](repeating: 0, count: 64)
         guard crypto_box_open_easy(&vouch, Array(plain[48..<128]), 80, Array("VOUCH---".utf8) + plain[32..<48],
                                    clientKey, transientSecret) == 0,
-              Array(vouch[0..<32]) == clientTransient, Array(vouch[32..<64]) == serverPublicKey else {
+              Self.equal(Array(vouch[0..<32]), clientTransient), Self.equal(Array(vouch[32..<64]), serverKey.publicKey) else {
             throw Failure("the client's vouch does not match its keys")
         }
         crypto_box_beforenm(&sessionKey, clientTransient, transientSecret)
+        // RFC 26: the cookie key is discarded once INITIATE has been checked; the transient secret
+        // is no longer needed either (the session key is derived).
+        forgetSecrets()
         guard let properties = Self.properties(plain[128...]) else { throw Failure("INITIATE metadata is malformed") }
         return Client(publicKey: Data(clientKey), properties: properties)
     }
@@ -104,6 +105,18 @@ struct CurveServerHandshake {
         var box = [UInt8](repeating: 0, count: metadata.count + 16)
         crypto_box_easy_afternm(&box, metadata, UInt64(metadata.count), Array("CurveZMQREADY---".utf8) + Self.bytes(nonce), sessionKey)
         return Self.command("READY") + Self.bytes(nonce) + box
+    }
+
+    /// Wipes the handshake's secrets (the transient secret and the cookie key); the session key
+    /// stays for the messages. Called after INITIATE and when the connection ends.
+    mutating func forgetSecrets() {
+        sodium_memzero(&transientSecret, transientSecret.count)
+        sodium_memzero(&cookieKey, cookieKey.count)
+    }
+
+    /// Constant-time comparison of two equally long byte strings.
+    static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && sodium_memcmp(a, b, a.count) == 0
     }
 
     /// The ERROR command libzmq sends when authentication refuses a client.
@@ -155,6 +168,10 @@ struct CurveServerHandshake {
             throw Failure("a MESSAGE box does not open")
         }
         let flags = plain[0]
+        guard flags & ~0x03 == 0 else {
+            plain.deallocate()
+            throw Failure("a MESSAGE has reserved flag bits set (\(flags))")
+        }
         let payload = length > 1
             ? Data(bytesNoCopy: plain + 1, count: length - 1, deallocator: .custom { _, _ in plain.deallocate() })
             : { plain.deallocate(); return Data() }()
@@ -194,7 +211,8 @@ struct CurveServerHandshake {
         [UInt8(name.utf8.count)] + Array(name.utf8) + bytes(UInt64(value.count)).suffix(4) + value
     }
 
-    /// ZMTP metadata: name length (1 byte), name, value length (4 bytes), value — repeated.
+    /// ZMTP metadata: name length (1 byte), name, value length (4 bytes), value — repeated. Names
+    /// are case-insensitive (RFC 37), so they are keyed in lower case.
     static func properties(_ bytes: ArraySlice<UInt8>) -> [String: Data]? {
         var result: [String: Data] = [:]
         var index = bytes.startIndex
@@ -202,7 +220,7 @@ struct CurveServerHandshake {
             let nameLength = Int(bytes[index])
             index += 1
             guard nameLength > 0, bytes.endIndex - index >= nameLength + 4 else { return nil }
-            let name = String(decoding: bytes[index..<index + nameLength], as: UTF8.self)
+            let name = String(decoding: bytes[index..<index + nameLength], as: UTF8.self).lowercased()
             index += nameLength
             let valueLength = Int(uint64(bytes[index..<index + 4]))
             index += 4
@@ -212,4 +230,31 @@ struct CurveServerHandshake {
         }
         return result
     }
+}
+
+/// A service's long-term CURVE key pair, decoded once and shared by every connection's handshake;
+/// the secret is wiped when the last handshake lets go of it.
+final class CurveServerKey: @unchecked Sendable {
+    let publicKey: [UInt8]
+    // Written only in init and deinit.
+    private var secret: [UInt8]
+
+    init(_ keyPair: CurveKeyPair) throws {
+        guard sodium_init() >= 0 else { throw CurveServerHandshake.Failure("libsodium could not be initialised") }
+        func binary(_ z85: String) throws -> [UInt8] {
+            var key = [UInt8](repeating: 0, count: 32)
+            guard z85.utf8.count == 40, zmq_z85_decode(&key, z85) != nil else {
+                throw CurveServerHandshake.Failure("the server key is not Z85 text")
+            }
+            return key
+        }
+        publicKey = try binary(keyPair.publicKey)
+        secret = try binary(keyPair.secretKey)
+    }
+
+    func withSecret<Result>(_ body: ([UInt8]) -> Result) -> Result {
+        body(secret)
+    }
+
+    deinit { sodium_memzero(&secret, secret.count) }
 }

@@ -14,8 +14,9 @@ public final class RouterServer: Sendable {
     public struct Configuration: Sendable {
         public var endpoint: String
         public var keyPair: CurveKeyPair
-        /// Who a client's CURVE public key belongs to; nil refuses the connection in its handshake.
-        public var identify: @Sendable (_ publicKey: String) async -> Principal?
+        /// Who a client's CURVE public key belongs to: `.unknown` refuses the connection in its
+        /// handshake (ERROR); `.unavailable` closes it without ERROR, so the client connects again.
+        public var identify: @Sendable (_ publicKey: String) async -> Identification
         /// Messages waiting per connection each way: requests not yet taken (its reading pauses
         /// until they are) and replies not yet written (sends report full). Streams stay far below
         /// it by credit.
@@ -23,9 +24,30 @@ public final class RouterServer: Sendable {
         /// Largest single frame accepted; a bigger frame header closes the connection, before any
         /// of the frame is read. The margin over 16 MiB lets a 16 MiB file through with its header.
         public var maximumFrameBytes = (16 << 20) + (64 << 10)
-        /// Largest whole message (all frames together), counted from each frame as it is read: a
-        /// bigger one is opened frame by frame and dropped (never held whole) and answered `badRequest`.
+        /// Largest whole message (all frames together, each counted with 64 bytes of overhead),
+        /// counted from each frame as it is read: a bigger one is opened frame by frame and dropped
+        /// (never held whole) and answered `badRequest`.
         public var maximumMessageBytes = (16 << 20) + (1 << 20)
+        /// Most frames in one message (routing id aside); more are dropped the same way.
+        public var maximumMessageFrames = 64
+        /// Largest HELLO or INITIATE frame: INITIATE carries the client's metadata.
+        public var maximumHandshakeFrameBytes = 16 << 10
+        /// Time a new connection has to send HELLO, and to finish its handshake.
+        public var helloTimeout: Duration = .seconds(5)
+        public var handshakeTimeout: Duration = .seconds(30)
+        /// Connections that have not finished their handshake, in all and from one address: more
+        /// are closed as they are accepted.
+        public var maximumHandshakes = 256
+        public var maximumHandshakesPerAddress = 64
+        /// Connections one app may hold at once; the owner and each service have their own caps.
+        public var maximumConnectionsPerApp = 8
+        public var maximumConnectionsPerOwner = 32
+        public var maximumConnectionsPerService = 32
+        /// Bytes of large frames (over 64 KiB) all connections may be reading at once; a connection
+        /// that would pass it stops reading until there is room.
+        public var readBudgetBytes = 128 << 20
+        /// `identify` calls running at once (the picker asks lightbox-auth); further handshakes wait.
+        public var maximumIdentifiesInFlight = 4
         /// Handlers running at once for all apps together before new app requests get `busy`.
         public var maximumConcurrentRequests = 512
         /// Handlers running at once for any one app.
@@ -43,7 +65,7 @@ public final class RouterServer: Sendable {
         /// A stream that gets no credit for this long is dropped.
         public var streamIdleTimeout: Duration = .seconds(120)
 
-        public init(endpoint: String, keyPair: CurveKeyPair, identify: @escaping @Sendable (_ publicKey: String) async -> Principal?) {
+        public init(endpoint: String, keyPair: CurveKeyPair, identify: @escaping @Sendable (_ publicKey: String) async -> Identification) {
             self.endpoint = endpoint
             self.keyPair = keyPair
             self.identify = identify
@@ -81,8 +103,14 @@ public final class RouterServer: Sendable {
             do {
                 let limits = CurveRouterSocket.Limits(
                     frameBytes: configuration.maximumFrameBytes, messageBytes: configuration.maximumMessageBytes,
+                    messageFrames: configuration.maximumMessageFrames,
                     queuedMessages: configuration.highWaterMark, heartbeatInterval: configuration.heartbeatInterval,
-                    heartbeatTimeout: configuration.heartbeatTimeout)
+                    heartbeatTimeout: configuration.heartbeatTimeout, handshakeFrameBytes: configuration.maximumHandshakeFrameBytes,
+                    helloTimeout: configuration.helloTimeout, handshakeTimeout: configuration.handshakeTimeout,
+                    handshakes: configuration.maximumHandshakes, handshakesPerAddress: configuration.maximumHandshakesPerAddress,
+                    connectionsPerApp: configuration.maximumConnectionsPerApp, connectionsPerOwner: configuration.maximumConnectionsPerOwner,
+                    connectionsPerService: configuration.maximumConnectionsPerService, readBudgetBytes: configuration.readBudgetBytes,
+                    identifiesInFlight: configuration.maximumIdentifiesInFlight)
                 socket = try CurveRouterSocket(endpoint: configuration.endpoint, keyPair: configuration.keyPair, limits: limits,
                                                identify: configuration.identify, intake: intake, wakeup: outbox.wakeup, logger: logger) { peer in
                     // Watches and streams of a closed connection are released at once.
@@ -147,6 +175,15 @@ public final class RouterServer: Sendable {
         }
         continuation?.resume()
     }
+}
+
+/// Who a connecting key is, as a service's `identify` can tell: known, unknown (the handshake is
+/// refused with ERROR, and libzmq gives that socket up), or cannot be told now (lightbox-auth did
+/// not answer): the connection is closed without ERROR, so the client's libzmq connects again.
+public enum Identification: Sendable, Equatable {
+    case known(Principal)
+    case unknown
+    case unavailable
 }
 
 /// Replies waiting for one peer whose pipe was full; only that peer waits for them.

@@ -36,23 +36,31 @@ struct ZMTPFrameReader {
         guard mechanism == "CURVE" else { throw Violation(description: "the \(mechanism) mechanism is refused; CURVE is required") }
     }
 
-    /// The next frame when all of it has arrived; nil while more bytes are needed. Throws when the
-    /// header announces more than `maximumSize` bytes.
-    static func nextFrame(from buffer: inout ByteBuffer, maximumSize: Int) throws -> Frame? {
+    /// The size of the next frame's body and of the whole frame with its header, once its header
+    /// has arrived; nil while more bytes are needed. Throws when the header announces more than
+    /// `maximumSize` bytes or flags ZMTP does not define.
+    static func announcedSize(in buffer: ByteBuffer, maximumSize: Int) throws -> (body: Int, total: Int)? {
         guard let flags = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self) else { return nil }
+        guard flags & 0xF8 == 0 else { throw Violation(description: "a frame has unknown flags \(flags)") }
         let isLong = flags & 0x02 != 0
         let headerSize = isLong ? 9 : 2
         guard buffer.readableBytes >= headerSize else { return nil }
         let size: UInt64 = isLong
             ? buffer.getInteger(at: buffer.readerIndex + 1, as: UInt64.self)!
             : UInt64(buffer.getInteger(at: buffer.readerIndex + 1, as: UInt8.self)!)
-        guard flags & 0xF8 == 0 else { throw Violation(description: "a frame has unknown flags \(flags)") }
         guard size <= UInt64(maximumSize) else {
             throw Violation(description: "a frame of \(size) bytes is over the \(maximumSize)-byte limit")
         }
-        guard buffer.readableBytes >= headerSize + Int(size) else { return nil }
-        buffer.moveReaderIndex(forwardBy: headerSize)
-        let body = buffer.readSlice(length: Int(size))!
+        return (Int(size), headerSize + Int(size))
+    }
+
+    /// The next frame when all of it has arrived; nil while more bytes are needed. Throws as
+    /// `announcedSize` does.
+    static func nextFrame(from buffer: inout ByteBuffer, maximumSize: Int) throws -> Frame? {
+        guard let size = try announcedSize(in: buffer, maximumSize: maximumSize), buffer.readableBytes >= size.total else { return nil }
+        let flags = buffer.readInteger(as: UInt8.self)!
+        buffer.moveReaderIndex(forwardBy: size.total - size.body - 1)
+        let body = buffer.readSlice(length: size.body)!
         return Frame(isMore: flags & 0x01 != 0, isCommand: flags & 0x04 != 0, body: body)
     }
 

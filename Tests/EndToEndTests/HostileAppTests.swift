@@ -152,7 +152,7 @@ import Testing
         #expect(try await app.request(.ping, Empty(), as: ServiceIdentity.self).service == "picker")
         try harness.resetPeakMemory(of: harness.picker)
         let before = harness.peakMemory(of: harness.picker)
-        let limit = RouterServer.Configuration(endpoint: "", keyPair: try CurveKeyPair.generate(), identify: { _ in nil }).maximumMessageBytes
+        let limit = RouterServer.Configuration(endpoint: "", keyPair: try CurveKeyPair.generate(), identify: { _ in .unknown }).maximumMessageBytes
         // 96 MiB in 96 frames, each under the frame limit: only the whole message is too big. It must
         // be refused while it is read, not after all of it was gathered.
         let frames = Array(repeating: Data(repeating: 0x5A, count: 1 << 20), count: 96)

@@ -9,7 +9,9 @@ import Testing
 /// The keys the tests' servers know, shared by every test here.
 enum TestBus {
     static let principals = Mutex<[String: Principal]>([:])
-    static let identify: @Sendable (String) async -> Principal? = { key in principals.withLock { $0[key] } }
+    static let identify: @Sendable (String) async -> Identification = { key in
+        principals.withLock { $0[key] }.map { .known($0) } ?? .unknown
+    }
 
     static func makeKeyPair(as principal: Principal?) throws -> CurveKeyPair {
         let keyPair = try CurveKeyPair.generate()
@@ -159,6 +161,17 @@ extension RouterServer {
         #expect(read(fd, &buffer, buffer.count) == 0)
         let app = try connect(running, as: .app("after"))
         #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:after")
+    }
+
+    /// An abstract socket (`ipc://@name`) is refused with a sentence, not bound as a file named "@name".
+    @Test func anAbstractIPCEndpointIsRefusedWithASentence() throws {
+        let configuration = RouterServer.Configuration(endpoint: "ipc://@lightbox-test-\(UUID().uuidString.prefix(8))",
+                                                       keyPair: try CurveKeyPair.generate(), identify: TestBus.identify)
+        let error = #expect(throws: TransportError.self) {
+            try RouterServer(configuration, logger: Logger(label: "test.server")) { _, _ in }
+        }
+        #expect(error?.message.contains("ipc:///path") == true, "\(error?.message ?? "")")
+        #expect(!FileManager.default.fileExists(atPath: "@lightbox-test"))
     }
 
     @Test func errorRepliesAreThrown() async throws {
