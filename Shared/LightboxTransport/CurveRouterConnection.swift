@@ -228,7 +228,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     private func answerCommand(_ payload: Data, _ context: ChannelHandlerContext) {
         let ping = Array(CurveServerHandshake.command("PING"))
         guard payload.count >= ping.count + 2, payload.starts(with: ping) else { return }
-        guard context.channel.isWritable, (peer?.outstanding.load(ordering: .relaxed) ?? 0) < limits.queuedMessages else { return }
+        guard context.channel.isWritable, peer?.hasRoom(limits) ?? true else { return }
         let pingContext = payload.dropFirst(ping.count + 2).prefix(Self.maximumPingContext)
         send(command: CurveServerHandshake.command("PONG") + pingContext, context)
     }

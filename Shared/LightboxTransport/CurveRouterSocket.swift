@@ -28,6 +28,8 @@ final class CurveRouterSocket: Sendable {
         var messageFrames: Int
         /// Messages waiting per connection, each way.
         var queuedMessages: Int
+        /// Bytes of replies handed to a connection and not yet written to the kernel.
+        var outboundBytes: Int
         var heartbeatInterval: Duration
         var heartbeatTimeout: Duration
         /// Largest HELLO or INITIATE (INITIATE carries the client's metadata).
@@ -299,7 +301,7 @@ final class CurveRouterSocket: Sendable {
         guard let id = frames.first else { return true }
         let connection = state.withLock { state -> PeerConnection? in
             guard var peer = state.peers[id] else { return nil }
-            if peer.routed == 0, !peer.isBackedUp, peer.connection.outstanding.load(ordering: .relaxed) < limits.queuedMessages {
+            if peer.routed == 0, !peer.isBackedUp, peer.connection.hasRoom(limits) {
                 return peer.connection
             }
             peer.routed += 1
@@ -332,13 +334,15 @@ final class CurveRouterSocket: Sendable {
     /// Hands a reply (routing id first) to its connection without waiting, from the I/O thread.
     func deliver(_ frames: [Data]) -> Socket.SendOutcome {
         guard let id = frames.first, let connection = state.withLock({ $0.peers[id]?.connection }) else { return .unreachable }
-        guard connection.outstanding.load(ordering: .relaxed) < limits.queuedMessages else { return .full }
+        guard connection.hasRoom(limits) else { return .full }
         write(frames, to: connection)
         return .sent
     }
 
     private func write(_ frames: [Data], to connection: PeerConnection) {
+        let bytes = frames.dropFirst().reduce(0) { $0 + $1.count }
         connection.outstanding.add(1, ordering: .relaxed)
+        connection.outstandingBytes.add(bytes, ordering: .relaxed)
         let message = OutgoingMessage(frames: frames.dropFirst())
         let written: EventLoopFuture<Void>
         if connection.channel.eventLoop.inEventLoop {
@@ -349,6 +353,7 @@ final class CurveRouterSocket: Sendable {
         }
         written.whenComplete { _ in
             connection.outstanding.subtract(1, ordering: .relaxed)
+            connection.outstandingBytes.subtract(bytes, ordering: .relaxed)
         }
     }
 
@@ -384,6 +389,13 @@ final class PeerConnection: Sendable {
     let executor: EventLoopTaskExecutor
     /// Replies handed to the channel and not yet written to the kernel.
     let outstanding = Atomic<Int>(0)
+    /// Their bytes: a connection is full at `queuedMessages` replies or `outboundBytes` bytes,
+    /// whichever comes first (one reply larger than that still goes, alone).
+    let outstandingBytes = Atomic<Int>(0)
+
+    func hasRoom(_ limits: CurveRouterSocket.Limits) -> Bool {
+        outstanding.load(ordering: .relaxed) < limits.queuedMessages && outstandingBytes.load(ordering: .relaxed) < limits.outboundBytes
+    }
     /// A flush is queued on the event loop (read and written there only).
     private let isFlushQueued: NIOLoopBoundBox<Bool>
 

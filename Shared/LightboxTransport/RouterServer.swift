@@ -58,6 +58,11 @@ public final class RouterServer: Sendable {
         /// it, or when nothing could be sent to it for `stalledPeerTimeout`, the peer is dropped:
         /// its queued replies are discarded, its streams ended and its connection closed.
         public var maximumQueuedReplies = 1024
+        /// Bytes of those replies: past either bound the peer is dropped the same way.
+        public var maximumQueuedReplyBytes = 64 << 20
+        /// Bytes of replies handed to a connection and not yet written; past it, as past
+        /// `highWaterMark` replies, further replies wait in the peer's queue.
+        public var maximumOutboundBytes = 4 << 20
         public var stalledPeerTimeout: Duration = .seconds(30)
         /// ZMTP heartbeats, so a peer that vanished without closing is noticed and released.
         public var heartbeatInterval: Duration = .seconds(5)
@@ -104,7 +109,8 @@ public final class RouterServer: Sendable {
                 let limits = CurveRouterSocket.Limits(
                     frameBytes: configuration.maximumFrameBytes, messageBytes: configuration.maximumMessageBytes,
                     messageFrames: configuration.maximumMessageFrames,
-                    queuedMessages: configuration.highWaterMark, heartbeatInterval: configuration.heartbeatInterval,
+                    queuedMessages: configuration.highWaterMark, outboundBytes: configuration.maximumOutboundBytes,
+                    heartbeatInterval: configuration.heartbeatInterval,
                     heartbeatTimeout: configuration.heartbeatTimeout, handshakeFrameBytes: configuration.maximumHandshakeFrameBytes,
                     helloTimeout: configuration.helloTimeout, handshakeTimeout: configuration.handshakeTimeout,
                     handshakes: configuration.maximumHandshakes, handshakesPerAddress: configuration.maximumHandshakesPerAddress,
@@ -189,6 +195,8 @@ public enum Identification: Sendable, Equatable {
 /// Replies waiting for one peer whose pipe was full; only that peer waits for them.
 struct PeerQueue {
     var messages: [[Data]] = []
+    /// Bytes of `messages`.
+    var bytes = 0
     /// When a message last went out to this peer (or the queue began).
     var lastProgress = ContinuousClock.now
 }
@@ -298,9 +306,10 @@ private struct RouterLoop {
         guard let peer = frames.first, !outbox.peers.isGone(peer) else { return false }
         if var queue = queues[peer] {
             queue.messages.append(frames)
+            queue.bytes += Self.size(of: frames)
             queues[peer] = queue
-            if queue.messages.count > configuration.maximumQueuedReplies {
-                drop(peer, because: "more than \(configuration.maximumQueuedReplies) replies waited for it")
+            if queue.messages.count > configuration.maximumQueuedReplies || queue.bytes > configuration.maximumQueuedReplyBytes {
+                drop(peer, because: "more than \(configuration.maximumQueuedReplies) replies or \(configuration.maximumQueuedReplyBytes) bytes waited for it")
                 return false
             }
             return true
@@ -309,12 +318,16 @@ private struct RouterLoop {
         case .sent:
             return true
         case .full:
-            queues[peer] = PeerQueue(messages: [frames])
+            queues[peer] = PeerQueue(messages: [frames], bytes: Self.size(of: frames))
             return true
         case .unreachable:
             peerGone(peer)
             return false
         }
+    }
+
+    static func size(of frames: [Data]) -> Int {
+        frames.reduce(0) { $0 + $1.count }
     }
 
     mutating func flushQueues() {
@@ -330,6 +343,7 @@ private struct RouterLoop {
                     queues[peer] = nil
                     break sending
                 }
+                queue.bytes -= Self.size(of: frames)
                 queue.messages.removeFirst()
             }
             guard queues[peer] != nil else { continue }

@@ -38,6 +38,8 @@ import Testing
             case .pick:
                 try? await Task.sleep(for: .milliseconds(500))
                 responder.succeed(Empty())
+            case .describe:
+                responder.succeed(["blob": String(repeating: "x", count: 1 << 20)])
             default:
                 responder.fail(LightboxError(.unknownOp, "no \(request.op)"))
             }
@@ -87,6 +89,27 @@ import Testing
         print("whoami from another app, ms: p50 \(before.p50) p99 \(before.p99) alone; p50 \(during.p50) p99 \(during.p99) beside a peer that never reads (sent \(hostile.sent.withLock { $0 }))")
     }
 
+    /// Replies of 1 MiB to a peer that never reads: what waits for it is bounded in bytes (4 MiB in
+    /// the connection, 64 MiB in its queue), not only in replies, and past that it is dropped.
+    @Test func largeRepliesToAPeerThatNeverReadsAreBoundedInBytes() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let before = ProcessMemory.peakResidentBytes()
+        let hostile = NonReadingPeer(endpoint: running.endpoint, serverKey: running.serverKey,
+                                     keyPair: try TestBus.makeKeyPair(as: .app("hoarder")), count: 1_500) { index in
+            NonReadingPeer.request(.describe, id: "d\(index)")
+        }
+        defer { hostile.stop() }
+        for _ in 0..<300 where hostile.sent.withLock({ $0 }) < 1_500 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .seconds(1))
+        let growth = ProcessMemory.peakResidentBytes() - before
+        print("1,500 replies of 1 MiB to a peer that never reads: this process's peak grew \(growth >> 20) MiB")
+        #expect(growth < 160 << 20)
+        // Another app is served all along.
+        let other = try connect(running, as: .app("reader"))
+        #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:reader")
+    }
+
     @Test func aPeerWhoseRepliesCannotMoveForTheTimeBoundIsDropped() async throws {
         let running = try start { configuration in
             configuration.highWaterMark = 16
@@ -99,7 +122,7 @@ import Testing
             NonReadingPeer.request(index == 0 ? .watch : .whoami, id: "s\(index)")
         }
         defer { hostile.stop() }
-        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         let watch = try #require(running.kept.withLock { $0.first })
         for _ in 0..<100 where watch.isConnected { try await Task.sleep(for: .milliseconds(50)) }
         #expect(!watch.isConnected)
@@ -160,7 +183,7 @@ import Testing
         defer { running.server.stop() }
         let app = try connect(running, as: .app("leaving"))
         _ = app.send(.watch, Empty(), timeout: .seconds(60))
-        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         let responder = try #require(running.kept.withLock { $0.first })
         #expect(responder.isConnected)
         app.close()
@@ -184,7 +207,7 @@ import Testing
         let app = try DealerConnection(RouterServer.clientConfiguration(endpoint: link.endpoint, serverKey: running.serverKey, keyPair: keys))
         defer { app.close() }
         _ = app.send(.watch, Empty(), timeout: .seconds(60))
-        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         let watch = try #require(running.kept.withLock { $0.first })
         try await Task.sleep(for: .seconds(1))
         // Pings were answered (through the link) for longer than the timeout: still connected.
@@ -200,7 +223,7 @@ import Testing
         defer { running.server.stop() }
         let app = try connect(running, as: .app("bigframe"), timeout: .seconds(3))
         _ = app.send(.watch, Empty(), timeout: .seconds(60))
-        for _ in 0..<100 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        for _ in 0..<500 where running.kept.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         let watch = try #require(running.kept.withLock { $0.first })
         do {
             for try await _ in app.send(.whoami, Empty(), attachments: [Data(count: 2 << 20)]) {}
