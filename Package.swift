@@ -141,8 +141,7 @@ let package = Package(
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime",
-                           "CSodium", "CZeroMQ"],
+            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime"],
             path: "Tests/EndToEndTests"
         ),
     ],

@@ -88,6 +88,18 @@ for target in targets:
     elif target == "zmtp":
         for name, opening in zmtp_openings():
             seeds[name] = opening
+    elif target == "connection":
+        # Mode byte, then: raw openings (even), or records after a real handshake (odd):
+        # kind (bits 0-1: 0 message frame, 1 PING, 2 raw bytes, 3 a burst of empty frames;
+        # bit 2 more, bit 3 command; bits 4-5 both set: length x16), length, payload.
+        for name, opening in zmtp_openings():
+            seeds[f"raw-{name}"] = b"\0" + opening
+        header = b'{"v":1,"id":"a","op":"service.ping","body":{}}'
+        seeds["ping-request"] = b"\1" + bytes([0, len(header)]) + header
+        seeds["multipart"] = b"\1" + bytes([4, len(header)]) + header + bytes([4, 3]) + b"abc" + bytes([0, 1]) + b"z"
+        seeds["many-frames"] = b"\1" + bytes([4, len(header)]) + header + bytes([3, 200])
+        seeds["pings"] = b"\1" + bytes([1, 16]) + b"0123456789abcdef" + bytes([0x31, 64]) + b"x" * 64
+        seeds["raw-among"] = b"\1" + bytes([2, 3]) + b"\x02\xff\xff" + bytes([0, len(header)]) + header
     elif target == "exif":
         for path in samples:
             for number, block in enumerate(exif_blocks(path.read_bytes())):

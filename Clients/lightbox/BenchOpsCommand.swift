@@ -90,7 +90,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let large = try Self.writeLargePhoto(in: work.appendingPathComponent("large"))
         let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
                                              importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path, large.path],
-                                             logLevel: "warning")
+                                             // Every client here is the same app, on connections of its own.
+                                             logLevel: "warning", serviceArguments: ["--max-connections-per-app", "\(4 * concurrency + 16)"])
         processes.stopOnInterrupt()
         defer { processes.stop() }
 

@@ -24,9 +24,10 @@ final class ServiceProcesses: @unchecked Sendable {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
+    /// `serviceArguments` go to both services, `extraPickerArguments` to the picker alone.
     init(data: String, authEndpoint: String, pickerEndpoint: String, importFolders: [String], logLevel: String = "info",
-         extraPickerArguments: [String] = []) throws {
-        let common = ["--data", data, "--log-level", logLevel]
+         serviceArguments: [String] = [], extraPickerArguments: [String] = []) throws {
+        let common = ["--data", data, "--log-level", logLevel] + serviceArguments
         let authArguments = common + ["--endpoint", authEndpoint]
         auth = try Self.start("lightbox-auth", authArguments)
         var pickerArguments = common + ["--endpoint", pickerEndpoint, "--auth-endpoint", authEndpoint] + extraPickerArguments

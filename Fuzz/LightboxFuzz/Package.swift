@@ -12,7 +12,8 @@ let mediaTargets: [(String, String)] = [
     ("fuzz-heif", "FuzzHeif"), ("fuzz-movie", "FuzzMovie"), ("fuzz-exif", "FuzzExif"), ("fuzz-strip", "FuzzStrip"),
 ]
 
-var products: [Product] = [.executable(name: "fuzz-wire", targets: ["FuzzWire"]), .executable(name: "fuzz-zmtp", targets: ["FuzzZMTP"])]
+var products: [Product] = [.executable(name: "fuzz-wire", targets: ["FuzzWire"]), .executable(name: "fuzz-zmtp", targets: ["FuzzZMTP"]),
+                           .executable(name: "fuzz-connection", targets: ["FuzzConnection"])]
 var targets: [Target] = [
     .target(name: "FuzzDriver", path: "Sources/FuzzDriver"),
     .executableTarget(
@@ -24,6 +25,11 @@ var targets: [Target] = [
         name: "FuzzZMTP",
         dependencies: ["FuzzDriver", .product(name: "LightboxTransport", package: root)],
         path: "Sources/FuzzZMTP"
+    ),
+    .executableTarget(
+        name: "FuzzConnection",
+        dependencies: ["FuzzDriver", .product(name: "LightboxTransport", package: root)],
+        path: "Sources/FuzzConnection"
     ),
 ]
 for (product, target) in mediaTargets {

@@ -20,6 +20,8 @@ public final class AuthService: Service {
         public var promptWaitsPerApp = 32
         /// How long requests being handled get to finish at shutdown before they are cancelled.
         public var shutdownGracePeriod: Duration = .seconds(5)
+        /// Connections one app may hold to this service at once; one more is refused in its handshake.
+        public var maximumConnectionsPerApp = 16
         /// Called once the endpoint is bound and requests are served (systemd's READY=1).
         public var onServing: @Sendable () -> Void = {}
 
@@ -83,7 +85,9 @@ public final class AuthService: Service {
                 return .unavailable
             }
         }
-        let server = try RouterServer(.init(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey), logger: logger) { [self] request, responder in
+        var serverConfiguration = RouterServer.Configuration(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey)
+        serverConfiguration.maximumConnectionsPerApp = configuration.maximumConnectionsPerApp
+        let server = try RouterServer(serverConfiguration, logger: logger) { [self] request, responder in
             await handle(request, responder)
         }
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])

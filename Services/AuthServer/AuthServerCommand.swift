@@ -36,6 +36,9 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9711). Env: LIGHTBOX_AUTH_METRICS.")
     var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_METRICS"]
 
+    @Option(help: "Connections one app may hold to this service at once; one more is refused in its handshake.")
+    var maxConnectionsPerApp = 16
+
     @Option(help: "Seconds running requests get to finish at shutdown before they are cancelled.")
     var shutdownGrace = 5
 
@@ -56,6 +59,7 @@ struct AuthServerCommand: AsyncParsableCommand {
         configuration.promptTimeout = .seconds(promptTimeout)
         configuration.watchKeepAlive = .seconds(max(watchKeepAlive, 1))
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
+        configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }
         services.append(try AuthService(configuration, logger: logger))
         try await ServiceRunner.run(services, gracePeriod: .seconds(max(shutdownGrace, 0) + 10), logger: logger)

@@ -58,6 +58,9 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9712). Env: LIGHTBOX_PICKER_METRICS.")
     var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_METRICS"]
 
+    @Option(help: "Connections one app may hold to this service at once; one more is refused in its handshake.")
+    var maxConnectionsPerApp = 16
+
     @Option(help: "Seconds running requests and loads get to finish at shutdown before they are cancelled.")
     var shutdownGrace = 5
 
@@ -91,6 +94,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
+        configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }
         services.append(try PickerService(configuration, logger: logger))
         try await ServiceRunner.run(services, gracePeriod: .seconds(max(shutdownGrace, 0) + 10), logger: logger)

@@ -78,6 +78,7 @@ final class CurveRouterSocket: Sendable {
     let logger: Logger
     private let identifyKey: Identify
     private let readBudget: ReadBudget
+    private let serverKey: CurveServerKey
     private let intake: RequestIntake
     private let wakeup: WakeupPipe
     private let onGone: @Sendable (Data) -> Void
@@ -95,7 +96,7 @@ final class CurveRouterSocket: Sendable {
         self.onGone = onGone
         // Every frame the limits allow must fit the budget, or its connection would wait forever.
         readBudget = ReadBudget(limit: max(limits.readBudgetBytes, 2 * (limits.frameBytes + CurveServerHandshake.messageOverhead)))
-        let serverKey = try CurveServerKey(keyPair)
+        serverKey = try CurveServerKey(keyPair)
         let isTCP = endpoint.hasPrefix("tcp://")
         if endpoint.hasPrefix("ipc://@") {
             throw TransportError(.socket, "cannot listen on \(endpoint): abstract ipc endpoints (ipc://@name) are not supported; use ipc:///path/to/socket")
@@ -105,20 +106,8 @@ final class CurveRouterSocket: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: isTCP ? 1 : 0)
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // Refused at accept: past the caps on unfinished handshakes, nothing is read.
-                    let address = channel.remoteAddress?.ipAddress ?? "local"
-                    guard handshakeStarted(channel, address: address) else {
-                        channel.close(promise: nil)
-                        return
-                    }
                     if isTCP { try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1) }
-                    let decoder = ZMTPFrameDecoder(limits: .init(handshakeFrameBytes: limits.handshakeFrameBytes,
-                                                                 frameBytes: limits.frameBytes + CurveServerHandshake.messageOverhead),
-                                                   budget: readBudget)
-                    try channel.pipeline.syncOperations.addHandlers([
-                        ByteToMessageHandler(decoder, maximumBufferSize: limits.frameBytes + CurveServerHandshake.messageOverhead + (256 << 10)),
-                        CurveRouterConnection(socket: self, handshake: CurveServerHandshake(key: serverKey), address: address),
-                    ])
+                    try accept(channel, address: channel.remoteAddress?.ipAddress ?? "local")
                 }
             }
         let channel: any Channel
@@ -142,6 +131,21 @@ final class CurveRouterSocket: Sendable {
     }
 
     // MARK: Called from connections (their event loops)
+
+    /// A new connection's pipeline: its frame decoder, then its CURVE connection. Past the caps on
+    /// unfinished handshakes it is closed at once instead, before anything is read.
+    func accept(_ channel: any Channel, address: String) throws {
+        guard handshakeStarted(channel, address: address) else {
+            channel.close(promise: nil)
+            return
+        }
+        let frameBytes = limits.frameBytes + CurveServerHandshake.messageOverhead
+        let decoder = ZMTPFrameDecoder(limits: .init(handshakeFrameBytes: limits.handshakeFrameBytes, frameBytes: frameBytes), budget: readBudget)
+        try channel.pipeline.syncOperations.addHandlers([
+            ByteToMessageHandler(decoder, maximumBufferSize: frameBytes + (256 << 10)),
+            CurveRouterConnection(socket: self, handshake: CurveServerHandshake(key: serverKey), address: address),
+        ])
+    }
 
     /// Counts a new connection among the unfinished handshakes, or refuses it (false): from one
     /// TCP address past `handshakesPerAddress`; past `handshakes` in all, unless a connection that

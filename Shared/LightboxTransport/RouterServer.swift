@@ -40,7 +40,7 @@ public final class RouterServer: Sendable {
         public var maximumHandshakes = 256
         public var maximumHandshakesPerAddress = 64
         /// Connections one app may hold at once; the owner and each service have their own caps.
-        public var maximumConnectionsPerApp = 8
+        public var maximumConnectionsPerApp = 16
         public var maximumConnectionsPerOwner = 32
         public var maximumConnectionsPerService = 32
         /// Bytes of large frames (over 64 KiB) all connections may be reading at once; a connection

@@ -1,7 +1,7 @@
 import Foundation
 import LightboxClient
 import LightboxProtocol
-import LightboxTransport
+@testable import LightboxTransport
 import Testing
 
 /// What a registered app can make a service hold, tried against the real lightbox-picker with a
@@ -137,21 +137,21 @@ import Testing
         #expect(try await answer == "picker")
     }
 
-    /// An app may hold 8 connections to a service; the ninth is refused in its handshake (ERROR),
-    /// and the others stay served.
-    @Test func aNinthConnectionOfOneAppIsRefused() async throws {
+    /// An app may hold 16 connections to a service (the default of --max-connections-per-app); the
+    /// seventeenth is refused in its handshake (ERROR), and the others stay served.
+    @Test func aSeventeenthConnectionOfOneAppIsRefused() async throws {
         let harness = try await ServiceHarness.start(importFolders: [])
         defer { harness.stop() }
         var clients = [try await Self.rawApp(harness, "greedy")]
         let keyPair = try harness.directory.appKeyPair("greedy")
         let serverKey = try await harness.directory.keys.publicKey(KeyDirectory.picker, waitingUpTo: .seconds(10))
-        for _ in 1..<8 {
+        for _ in 1..<16 {
             let client = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
             #expect(try client.handshake(as: keyPair, serverKey: serverKey) == "READY")
             clients.append(client)
         }
-        let ninth = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
-        #expect(try ninth.handshake(as: keyPair, serverKey: serverKey) == "ERROR")
+        let seventeenth = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
+        #expect(try seventeenth.handshake(as: keyPair, serverKey: serverKey) == "ERROR")
         for (index, client) in clients.enumerated() {
             try client.write(client.request(id: "c\(index)", op: "service.ping"))
             let answer = try Self.reply(client)
