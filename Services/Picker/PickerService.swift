@@ -136,9 +136,15 @@ public final class PickerService: Service {
         }
 
         for folder in configuration.importOnStart {
-            let summary = try await importer.importFolder(folder) { _ in }
-            for failure in summary.failed {
-                logger.warning("could not import a file", metadata: ["file": "\(failure.file)", "reason": "\(failure.message)"])
+            // A folder that cannot be walked (gone, unreadable, too large) is reported, not fatal:
+            // the library the picker has is still served.
+            do {
+                let summary = try await importer.importFolder(try LibraryImporter.validatedFolder(folder.path)) { _ in }
+                for failure in summary.failed {
+                    logger.warning("could not import a file", metadata: ["file": "\(failure.file)", "reason": "\(failure.message)"])
+                }
+            } catch let error as LightboxError {
+                logger.error("could not import a folder", metadata: ["folder": "\(folder.path)", "reason": "\(error.message)"])
             }
         }
 
