@@ -77,7 +77,7 @@ final class RequestIntake: Sendable {
     }
 
     private func start(_ request: IncomingRequest, peer: Data, executor: (any TaskExecutor)?) {
-        let responder = Responder(outbox: outbox, peer: peer, requestID: request.id)
+        let responder = Responder(outbox: outbox, peer: peer, requestID: request.id, logger: request.logger)
         let principal = request.principal
         if draining.isSet {
             RequestMetrics.refused(code: .busy)
@@ -100,7 +100,7 @@ final class RequestIntake: Sendable {
     private func refuse(peer: Data, id: String, _ error: LightboxError) {
         logger.info("refused a request", metadata: ["code": "\(error.code)", "id": "\(id)"])
         RequestMetrics.refused(code: error.code)
-        Responder(outbox: outbox, peer: peer, requestID: id).fail(error)
+        Responder(outbox: outbox, peer: peer, requestID: id, logger: logger).fail(error)
     }
 
     static func describe(_ error: any Error) -> String {

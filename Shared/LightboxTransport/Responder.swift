@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import LightboxProtocol
 import Synchronization
 
@@ -68,6 +69,7 @@ public struct Responder: Sendable {
     let outbox: ServerOutbox
     let peer: Data
     public let requestID: String
+    let logger: Logger
 
     /// False once the connection this request came on is known to be gone (a send to it failed, its
     /// heartbeats stopped, or it was dropped for not reading). Long-lived requests (watches) check it.
@@ -90,8 +92,17 @@ public struct Responder: Sendable {
     }
 
     public func send<Body: Codable & Sendable>(_ status: ReplyStatus, _ body: Body, attachments: [Data] = []) {
-        let envelope = ReplyEnvelope(id: requestID, status: status, body: body)
-        guard let header = try? WireCoding.encode(envelope) else { return }
+        let header: Data
+        do {
+            header = try WireCoding.encode(ReplyEnvelope(id: requestID, status: status, body: body))
+        } catch {
+            // Never silence: the client would wait for its timeout. It is told, and the cause logged.
+            logger.error("a reply could not be encoded", metadata: ["id": "\(requestID)", "status": "\(status)", "cause": "\(error)"])
+            let failure = LightboxError(.internal, "The service could not encode its answer to this request; the reason is in the service's log.")
+            guard let fallback = try? WireCoding.encode(ReplyEnvelope(id: requestID, status: .error, body: failure)) else { return }
+            outbox.send([peer, fallback])
+            return
+        }
         outbox.send([peer, header] + attachments)
     }
 

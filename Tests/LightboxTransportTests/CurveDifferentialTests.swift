@@ -75,7 +75,7 @@ import Testing
 
     /// Plays `transcript` against `server`.
     static func run(_ transcript: Transcript, against server: Server) throws -> Outcome {
-        let connection = try RawCurveClient(endpoint: server.endpoint, receiveTimeout: 3)
+        let connection = try RawCurveClient(endpoint: server.endpoint, receiveTimeout: 20)
         let serverKey = transcript == .helloForAnotherServerKey ? try CurveKeyPair.generate().publicKey : server.publicKey
         var curve = try CurveClientHandshake(keyPair: client, serverKey: serverKey)
         do {
@@ -128,7 +128,7 @@ import Testing
 
     /// A valid INITIATE, made on a connection of its own (which is then closed).
     static func validInitiate(against server: Server) throws -> [UInt8] {
-        let connection = try RawCurveClient(endpoint: server.endpoint, receiveTimeout: 3)
+        let connection = try RawCurveClient(endpoint: server.endpoint, receiveTimeout: 20)
         var curve = try CurveClientHandshake(keyPair: client, serverKey: server.publicKey)
         try connection.write(CurveClientHandshake.greeting)
         _ = try connection.readExactly(64)

@@ -67,6 +67,9 @@ extension RouterServer {
             case .load:
                 responder.stream(DataChunkSource(Data((0..<streamBytes).map { UInt8($0 % 251) })), credit: 2, chunkSize: 1000,
                                  type: .data, suggestedName: nil)
+            case .assetDetails:
+                // JSON has no NaN: this body cannot be encoded.
+                responder.succeed(["value": Double.nan])
             default:
                 responder.fail(LightboxError(.unknownOp, "no \(request.op)"))
             }
@@ -82,6 +85,22 @@ extension RouterServer {
         configuration.heartbeatInterval = heartbeatInterval
         configuration.heartbeatTimeout = heartbeatInterval * 3
         return try DealerConnection(configuration)
+    }
+
+    /// A reply that cannot be encoded is not dropped (the client would wait for its timeout): the
+    /// client gets `internal` at once, and the connection goes on.
+    @Test func aReplyThatCannotBeEncodedBecomesInternal() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let app = try connect(running, as: .app("nan"), timeout: .seconds(30))
+        do {
+            _ = try await app.request(.assetDetails, Empty(), as: [String: Double].self)
+            Issue.record("a NaN body cannot be a reply")
+        } catch let error as LightboxError {
+            // Not `timeout`: the answer came.
+            #expect(error.code == .internal, "\(error)")
+        }
+        #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:nan")
     }
 
     @Test func principalComesFromTheCurveKey() async throws {
