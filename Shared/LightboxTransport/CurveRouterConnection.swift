@@ -143,7 +143,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         let eventLoop = context.eventLoop
-        socket.identify(key) { identification in
+        socket.identify(key, on: EventLoopTaskExecutor(eventLoop)) { identification in
             eventLoop.execute { connection.value.identified(identification, key: key, context: boundContext.value) }
         }
     }

@@ -71,7 +71,7 @@ final class CurveRouterSocket: Sendable {
         var silent: [(id: ObjectIdentifier, channel: any Channel)] = []
         var connectionsByPrincipal: [String: Int] = [:]
         var identifying = 0
-        var waitingToIdentify = CircularBuffer<(key: String, done: @Sendable (Identification) -> Void)>()
+        var waitingToIdentify = CircularBuffer<WaitingIdentify>()
     }
 
     let limits: Limits
@@ -186,33 +186,37 @@ final class CurveRouterSocket: Sendable {
         }
     }
 
-    /// Who `key` is, from `identify`, with at most `identifiesInFlight` calls running at once.
-    func identify(_ key: String, _ done: @escaping @Sendable (Identification) -> Void) {
+    /// Who `key` is, from `identify`, with at most `identifiesInFlight` calls running at once. Each
+    /// call runs on the event loop of the connection that asked (`executor`), not on Swift's shared
+    /// cooperative threads, so a handshake never waits for unrelated work there.
+    func identify(_ key: String, on executor: EventLoopTaskExecutor, _ done: @escaping @Sendable (Identification) -> Void) {
         let startsNow = state.withLock { state -> Bool in
             guard state.identifying < limits.identifiesInFlight else {
-                state.waitingToIdentify.append((key, done))
+                state.waitingToIdentify.append((key, executor, done))
                 return false
             }
             state.identifying += 1
             return true
         }
-        if startsNow { runIdentify(key, done) }
+        if startsNow { runIdentify(key, on: executor, done) }
     }
 
-    private func runIdentify(_ key: String, _ done: @escaping @Sendable (Identification) -> Void) {
+    private func runIdentify(_ key: String, on executor: EventLoopTaskExecutor, _ done: @escaping @Sendable (Identification) -> Void) {
         let identifyKey = self.identifyKey
-        Task {
+        Task(executorPreference: executor) { [self] in
             done(await identifyKey(key))
-            let next = state.withLock { state -> (key: String, done: @Sendable (Identification) -> Void)? in
+            let next = state.withLock { state -> WaitingIdentify? in
                 guard let next = state.waitingToIdentify.popFirst() else {
                     state.identifying -= 1
                     return nil
                 }
                 return next
             }
-            if let next { runIdentify(next.key, next.done) }
+            if let next { runIdentify(next.key, on: next.executor, next.done) }
         }
     }
+
+    private typealias WaitingIdentify = (key: String, executor: EventLoopTaskExecutor, done: @Sendable (Identification) -> Void)
 
     func connectionLimit(for principal: Principal) -> Int {
         switch principal {

@@ -4,7 +4,8 @@ import Foundation
 /// app can send that libzmq never would (frames by the million, a write that stops one byte into a
 /// frame, PINGs with large contexts, a handshake left half done). For the connection fuzz target
 /// and the tests that attack a real service; Lightbox's own clients are libzmq sockets. Blocking.
-final class RawCurveClient {
+/// One thread uses it at a time (`@unchecked Sendable` so a test can hand it to a thread of its own).
+final class RawCurveClient: @unchecked Sendable {
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }

@@ -6,6 +6,8 @@ import Testing
 
 /// What a registered app can make a service hold, tried against the real lightbox-picker with a
 /// CurveZMQ client that sends what libzmq never would. Each test prints the picker's growth.
+/// The raw client's reads and writes block: each runs on a thread of its own (`onOwnThread`), never
+/// on Swift's cooperative threads, which every test running at once shares.
 @Suite(.serialized) struct TransportBoundsTests {
     static let megabyte: Int64 = 1 << 20
 
@@ -14,7 +16,8 @@ import Testing
         _ = try await harness.registerApp(id)
         let client = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
         let serverKey = try await harness.directory.keys.publicKey(KeyDirectory.picker, waitingUpTo: .seconds(10))
-        #expect(try client.handshake(as: try harness.directory.appKeyPair(id), serverKey: serverKey) == "READY")
+        let keyPair = try harness.directory.appKeyPair(id)
+        #expect(try await onOwnThread { try client.handshake(as: keyPair, serverKey: serverKey) } == "READY")
         return client
     }
 
@@ -34,8 +37,17 @@ import Testing
         return try #require(try JSONSerialization.jsonObject(with: Data(frames[0])) as? [String: Any])
     }
 
-    static func errorCode(_ reply: [String: Any]) -> String? {
-        (reply["body"] as? [String: Any])?["code"] as? String
+    /// A reply's id, status and error code, as plain values a thread can hand back.
+    struct Summary: Sendable, CustomStringConvertible {
+        var id: String
+        var status: String
+        var code: String?
+        var description: String { "\(id) \(status) \(code ?? "")" }
+    }
+
+    static func summary(_ reply: [String: Any]) -> Summary {
+        Summary(id: reply["id"] as? String ?? "", status: reply["status"] as? String ?? "",
+                code: (reply["body"] as? [String: Any])?["code"] as? String)
     }
 
     /// One message of 200,000 empty frames: refused as a whole (it once came back `ok` with 200,000
@@ -45,16 +57,19 @@ import Testing
         defer { harness.stop() }
         let client = try await Self.rawApp(harness, "frames")
         try await Self.expectBoundedGrowth(harness, "200,000 empty frames in one message") {
-            var bytes = client.sealed(Array(#"{"v":1,"id":"many","op":"service.ping","body":{}}"#.utf8), isMore: true)
-            let count = 200_000
-            bytes.reserveCapacity(count * 36)
-            for index in 0..<count { bytes += client.sealed([], isMore: index < count - 1) }
-            try client.write(bytes)
-            let reply = try Self.reply(client)
-            #expect(reply["id"] as? String == "many")
-            #expect(Self.errorCode(reply) == "badRequest", "\(reply)")
-            try client.write(client.request(id: "after", op: "service.ping"))
-            #expect(try Self.reply(client)["status"] as? String == "ok")
+            let (reply, after) = try await onOwnThread {
+                var bytes = client.sealed(Array(#"{"v":1,"id":"many","op":"service.ping","body":{}}"#.utf8), isMore: true)
+                let count = 200_000
+                bytes.reserveCapacity(count * 36)
+                for index in 0..<count { bytes += client.sealed([], isMore: index < count - 1) }
+                try client.write(bytes)
+                let reply = try Self.reply(client)
+                try client.write(client.request(id: "after", op: "service.ping"))
+                return (Self.summary(reply), Self.summary(try Self.reply(client)))
+            }
+            #expect(reply.id == "many")
+            #expect(reply.code == "badRequest", "\(reply)")
+            #expect(after.status == "ok")
         }
     }
 
@@ -65,20 +80,25 @@ import Testing
         defer { harness.stop() }
         let client = try await Self.rawApp(harness, "holdback")
         try await Self.expectBoundedGrowth(harness, "128 MiB sent one byte short of each frame") {
-            let attachment = [UInt8](repeating: 0x42, count: 256 << 10)
-            var carried: [UInt8] = []
-            for index in 0..<512 {
-                let request = carried + client.request(id: "r\(index)", op: "service.ping", attachments: [attachment])
-                // All but the first byte of the next request waits for the next round.
-                let next = client.request(id: "x\(index)", op: "service.ping")
-                try client.write(request + [next[0]])
-                carried = Array(next.dropFirst())
-                // Requests are handled at once, so their replies may come in either order.
-                let expected: Set<String> = index == 0 ? ["r0"] : ["r\(index)", "x\(index - 1)"]
-                var answered: Set<String> = []
-                for _ in expected { answered.insert(try Self.reply(client)["id"] as? String ?? "") }
-                #expect(answered == expected)
+            let mismatches = try await onOwnThread {
+                let attachment = [UInt8](repeating: 0x42, count: 256 << 10)
+                var carried: [UInt8] = []
+                var mismatches: [String] = []
+                for index in 0..<512 {
+                    let request = carried + client.request(id: "r\(index)", op: "service.ping", attachments: [attachment])
+                    // All but the first byte of the next request waits for the next round.
+                    let next = client.request(id: "x\(index)", op: "service.ping")
+                    try client.write(request + [next[0]])
+                    carried = Array(next.dropFirst())
+                    // Requests are handled at once, so their replies may come in either order.
+                    let expected: Set<String> = index == 0 ? ["r0"] : ["r\(index)", "x\(index - 1)"]
+                    var answered: Set<String> = []
+                    for _ in expected { answered.insert(Self.summary(try Self.reply(client)).id) }
+                    if answered != expected { mismatches.append("round \(index): \(answered.sorted())") }
+                }
+                return mismatches
             }
+            #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
         }
     }
 
@@ -89,25 +109,28 @@ import Testing
         defer { harness.stop() }
         let client = try await Self.rawApp(harness, "pinger")
         try await Self.expectBoundedGrowth(harness, "200 PINGs of 1 MiB from a client that reads nothing") {
-            let context = [UInt8](repeating: 0x50, count: 1 << 20)
-            for _ in 0..<200 { try client.write(client.ping(context: context)) }
-            try client.write(client.request(id: "last", op: "service.ping"))
+            try await onOwnThread {
+                let context = [UInt8](repeating: 0x50, count: 1 << 20)
+                for _ in 0..<200 { try client.write(client.ping(context: context)) }
+                try client.write(client.request(id: "last", op: "service.ping"))
+            }
             try await Task.sleep(for: .seconds(1))
         }
         // The PONGs that were sent carry at most 16 bytes of context; the request is answered.
-        var pongs = 0
-        while true {
-            let opened = try client.readOpened()
-            if opened.isCommand {
-                #expect(opened.payload.starts(with: RawCurveClient.command("PONG")))
-                #expect(opened.payload.count <= 5 + 16)
-                pongs += 1
-            } else if !opened.isMore {
-                break
+        let pongs = try await onOwnThread {
+            var pongs: [[UInt8]] = []
+            while true {
+                let opened = try client.readOpened()
+                if opened.isCommand {
+                    pongs.append(opened.payload)
+                } else if !opened.isMore {
+                    return pongs
+                }
             }
         }
-        print("\(pongs) PONGs came back")
-        #expect(pongs > 0)
+        print("\(pongs.count) PONGs came back")
+        #expect(!pongs.isEmpty)
+        #expect(pongs.allSatisfy { $0.starts(with: RawCurveClient.command("PONG")) && $0.count <= 5 + 16 })
     }
 
     /// An app whose handshake came while lightbox-auth was down is not refused for good: the picker
@@ -122,11 +145,10 @@ import Testing
         // A raw client sees the picker close without ERROR while auth is away.
         let raw = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
         let serverKey = try await harness.directory.keys.publicKey(KeyDirectory.picker, waitingUpTo: .seconds(10))
-        do {
-            let answer = try raw.handshake(as: keyPair, serverKey: serverKey)
-            Issue.record("the handshake ended with \(answer), not a closed connection")
-        } catch {
-            #expect("\(error)".contains("closed by the server"), "\(error)")
+        let refusal = await onOwnThread { Result { try raw.handshake(as: keyPair, serverKey: serverKey) } }
+        switch refusal {
+        case .success(let answer): Issue.record("the handshake ended with \(answer), not a closed connection")
+        case .failure(let error): #expect("\(error)".contains("closed by the server"), "\(error)")
         }
         async let answer = Task {
             let app = try await harness.directory.connectToPicker(as: keyPair, timeout: .seconds(60))
@@ -142,21 +164,28 @@ import Testing
     @Test func aSeventeenthConnectionOfOneAppIsRefused() async throws {
         let harness = try await ServiceHarness.start(importFolders: [])
         defer { harness.stop() }
-        var clients = [try await Self.rawApp(harness, "greedy")]
+        nonisolated(unsafe) var clients = [try await Self.rawApp(harness, "greedy")]
         let keyPair = try harness.directory.appKeyPair("greedy")
         let serverKey = try await harness.directory.keys.publicKey(KeyDirectory.picker, waitingUpTo: .seconds(10))
-        for _ in 1..<16 {
-            let client = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
-            #expect(try client.handshake(as: keyPair, serverKey: serverKey) == "READY")
-            clients.append(client)
+        let (answers, refused, statuses) = try await onOwnThread {
+            var answers: [String] = []
+            for _ in 1..<16 {
+                let client = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
+                answers.append(try client.handshake(as: keyPair, serverKey: serverKey))
+                clients.append(client)
+            }
+            let seventeenth = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
+            let refused = try seventeenth.handshake(as: keyPair, serverKey: serverKey)
+            var statuses: [String] = []
+            for (index, client) in clients.enumerated() {
+                try client.write(client.request(id: "c\(index)", op: "service.ping"))
+                statuses.append(Self.summary(try Self.reply(client)).status)
+            }
+            return (answers, refused, statuses)
         }
-        let seventeenth = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
-        #expect(try seventeenth.handshake(as: keyPair, serverKey: serverKey) == "ERROR")
-        for (index, client) in clients.enumerated() {
-            try client.write(client.request(id: "c\(index)", op: "service.ping"))
-            let answer = try Self.reply(client)
-            #expect(answer["status"] as? String == "ok", "\(answer)")
-        }
+        #expect(answers == Array(repeating: "READY", count: 15))
+        #expect(refused == "ERROR")
+        #expect(statuses == Array(repeating: "ok", count: 16))
         // Another app is not affected.
         let other = try await harness.registerApp("modest")
         #expect(try await other.request(.ping, Empty(), as: ServiceIdentity.self).service == "picker")
@@ -175,8 +204,8 @@ import Testing
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         let count = min(2_000, Int(limit.rlim_cur) - 256)
-        var idle: [RawCurveClient] = []
-        for _ in 0..<count { idle.append(try RawCurveClient(endpoint: harness.directory.pickerEndpoint)) }
+        let endpoint = harness.directory.pickerEndpoint
+        let idle = try await onOwnThread { try (0..<count).map { _ in try RawCurveClient(endpoint: endpoint) } }
         let start = ContinuousClock.now
         let app = try await harness.directory.connectToPicker(as: keyPair, timeout: .seconds(10))
         #expect(try await app.request(.ping, Empty(), as: ServiceIdentity.self, timeout: .seconds(10)).service == "picker")
@@ -192,6 +221,19 @@ import Testing
         let harness = try await ServiceHarness.start(importFolders: [])
         defer { harness.stop() }
         let silent = try RawCurveClient(endpoint: harness.directory.pickerEndpoint)
-        #expect(silent.isClosedByServer())
+        #expect(await onOwnThread { silent.isClosedByServer() })
+    }
+}
+
+/// Runs blocking work on a thread of its own and waits for it without holding a cooperative thread.
+func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread.detachNewThread { continuation.resume(returning: body()) }
     }
 }
