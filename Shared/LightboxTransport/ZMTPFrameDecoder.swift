@@ -10,7 +10,7 @@ import Synchronization
 /// commands (HELLO, INITIATE) may be at most `handshakeFrameBytes`, later frames `frameBytes`. A frame
 /// body over `reservedFrameBytes` is read only once the process-wide `ReadBudget` has room for it;
 /// while it has none, this connection stops reading (its peer's sends wait in the kernel) and asks
-/// again every few milliseconds.
+/// again on a short timer.
 struct ZMTPFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = ZMTPFrameReader.Frame
 
@@ -121,7 +121,7 @@ final class ReadBudget: Sendable {
             held = 0
         }
 
-        /// Stops reading until the budget has room for `bytes`, checking every 10 ms; reading then
+        /// Stops reading until the budget has room for `bytes`, checking on a short timer; reading then
         /// starts again and the next `decode` takes the room (which may have gone again meanwhile).
         mutating func waitForRoom(_ bytes: Int, context: ChannelHandlerContext) {
             retry?.cancel()

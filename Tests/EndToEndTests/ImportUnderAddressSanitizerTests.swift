@@ -5,7 +5,7 @@ import Media
 import Testing
 
 /// The import that crashed the release picker (SIGSEGV in liborc, or glibc's "double free or
-/// corruption"): 2,000 distinct 640 × 480 photos imported by an AddressSanitizer build of
+/// corruption"): `count` distinct copies of a sample photo imported by an AddressSanitizer build of
 /// lightbox-picker with its usual render pool, so that a use after free or a double free anywhere
 /// on the import path (ours, libvips', liborc's) stops the picker and fails the test.
 /// `make test` builds that picker (`make asan`) and names it in LIGHTBOX_ASAN_BIN.
