@@ -35,6 +35,8 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     private var phase = Phase.hello
     private var peer: PeerConnection?
     private var userID = ""
+    /// The peer process, for unix-socket connections (read at accept).
+    private var credentials: PeerCredentials?
     private var lastInput = NIODeadline.now()
     private var timers: [Scheduled<Void>] = []
     private var heartbeats: RepeatedTask?
@@ -59,6 +61,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: ZMTPFrameReader.serverGreeting)), promise: nil)
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        PeerCredentials.of(context.channel).whenSuccess { connection.value.credentials = $0 }
         // A stranger gets a short time to say HELLO, and the whole handshake a longer one (identifying
         // a key may wait for lightbox-auth). Both are cancelled at READY and at close.
         for (limit, before) in [(limits.helloTimeout, Phase.initiate), (limits.handshakeTimeout, Phase.ready)] {
@@ -213,6 +216,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         }
         guard !opened.isMore, let peer else { return }
         var message = ReceivedMessage(frames: [peer.id] + frames, userID: userID)
+        message.credentials = credentials
         message.totalBytes = messageBytes
         message.frameCount = messageFrames + 1
         message.isOversized = messageBytes > limits.messageBytes || messageFrames > limits.messageFrames

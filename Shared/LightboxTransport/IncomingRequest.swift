@@ -10,6 +10,8 @@ public struct IncomingRequest: Sendable {
     public let op: OperationName
     public let header: Data
     public let attachments: [Data]
+    /// The process that sent it, when it came over a unix socket (`ipc://`): from the kernel.
+    public let peerCredentials: PeerCredentials?
     /// The ROUTER's routing id of the connection.
     let peer: Data
     private let serviceLogger: Logger
@@ -29,8 +31,9 @@ public struct IncomingRequest: Sendable {
     public var logsDebug: Bool { serviceLogger.logLevel <= .debug }
 
     public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data(),
-                logger: Logger = Logger(label: "lightbox.request")) {
+                peerCredentials: PeerCredentials? = nil, logger: Logger = Logger(label: "lightbox.request")) {
         self.peer = peer
+        self.peerCredentials = peerCredentials
         serviceLogger = logger
         self.principal = principal
         self.id = id

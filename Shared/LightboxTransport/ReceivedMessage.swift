@@ -11,4 +11,6 @@ struct ReceivedMessage: Sendable {
     /// True when the frames together passed the receiver's limit: frames after the routing id and
     /// the header (when it is small) were read and dropped, never kept.
     var isOversized = false
+    /// The sending process, when the connection is a unix socket.
+    var credentials: PeerCredentials?
 }

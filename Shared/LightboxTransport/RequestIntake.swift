@@ -66,7 +66,8 @@ final class RequestIntake: Sendable {
             return nil
         }
         let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
-                                      attachments: Array(message.frames.dropFirst(2)), peer: peer, logger: logger)
+                                      attachments: Array(message.frames.dropFirst(2)), peer: peer,
+                                      peerCredentials: message.credentials, logger: logger)
         switch op {
         case .streamCredit, .streamCancel:
             return request
