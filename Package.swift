@@ -45,6 +45,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
             ],
             path: "Shared/LightboxTransport"
         ),
@@ -134,7 +135,7 @@ let package = Package(
         ),
 
         .testTarget(name: "LightboxProtocolTests", dependencies: ["LightboxProtocol"], path: "Tests/LightboxProtocolTests"),
-        .testTarget(name: "LightboxTransportTests", dependencies: ["LightboxTransport"], path: "Tests/LightboxTransportTests"),
+        .testTarget(name: "LightboxTransportTests", dependencies: ["LightboxTransport", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/LightboxTransportTests"),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),

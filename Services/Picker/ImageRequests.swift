@@ -96,12 +96,12 @@ extension PickerService {
         }
         guard let derivative else {
             responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
-            return try stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
+            return try await stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
                               app: app, operation: "video", responder: responder)
         }
         let file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
         responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
-        try stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "video",
+        try await stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "video",
                    responder: responder)
     }
 

@@ -298,29 +298,25 @@ public final class PickerService: Service {
         }
         try await withDeliverableFile(for: local, as: representation, stripping: capability.stripping,
                                       progress: { responder.progress($0) }) { [self] file in
-            try stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
+            try await stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
                        responder: responder)
         }
     }
 
-    /// Streams a file under the client's credit; the transport closes it when done.
+    /// Streams a file under the client's credit and records how the load ended.
     func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, operation: String,
-                responder: Responder) throws {
-        let source: FileChunkSource
+                responder: Responder) async throws {
+        let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
+        let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
+        let outcome: StreamOutcome
         do {
-            source = try FileChunkSource(url: file)
+            outcome = try await responder.stream(file: file, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName)
         } catch {
             logger.error("original missing", metadata: ["asset": "\(asset.identifier)", "error": "\(error)"])
             throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
         }
-        let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
-        let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
-        let logger = self.logger
-        let auditReporter = self.auditReporter
-        responder.stream(source, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName) { outcome in
-            logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
-            auditReporter.record(app: app, operation: operation, assetCount: 1, outcome: outcome, asset: asset.identifier)
-        }
+        logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
+        auditReporter.record(app: app, operation: operation, assetCount: 1, outcome: outcome, asset: asset.identifier)
     }
 
     func redeemed(_ token: String, by app: String, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {

@@ -11,7 +11,7 @@ public enum BareFileTransfer {
     public static func serve(endpoint: String, keyPair: CurveKeyPair, file: URL) throws -> Never {
         let socket = try Socket.makeBareCurveRouter(endpoint: endpoint, keyPair: keyPair)
         struct Transfer {
-            var source: FileChunkSource
+            var file: FileHandle
             var chunkSize: Int
             var credit: Int
         }
@@ -24,7 +24,7 @@ public enum BareFileTransfer {
                 let peer = message.frames[0]
                 let words = String(decoding: message.frames[1], as: UTF8.self).split(separator: " ")
                 if words.first == "fetch", words.count == 3, let size = Int(words[1]), let credit = Int(words[2]) {
-                    transfers[peer] = Transfer(source: try FileChunkSource(url: file), chunkSize: size, credit: credit)
+                    transfers[peer] = Transfer(file: try FileHandle(forReadingFrom: file), chunkSize: size, credit: credit)
                 } else if words.first == "credit", words.count == 2, let credit = Int(words[1]) {
                     transfers[peer]?.credit += credit
                 }
@@ -32,12 +32,12 @@ public enum BareFileTransfer {
             for (peer, var transfer) in transfers where transfer.credit > 0 {
                 var isFinished = false
                 while transfer.credit > 0, !isFinished {
-                    let chunk = try transfer.source.read(upTo: transfer.chunkSize)
+                    let chunk = try transfer.file.read(upToCount: transfer.chunkSize) ?? Data()
                     _ = try socket.send([peer, chunk])
                     transfer.credit -= 1
                     isFinished = chunk.isEmpty
                 }
-                if isFinished { transfer.source.close() }
+                if isFinished { try? transfer.file.close() }
                 transfers[peer] = isFinished ? nil : transfer
             }
         }

@@ -1,31 +1,23 @@
 import Foundation
+import NIOCore
+import NIOFileSystem
 
-/// Bytes a stream sends, read a chunk at a time on the server's I/O thread.
+/// Bytes a stream sends, read a chunk at a time by the stream's sender.
 public protocol ChunkSource: Sendable {
-    /// Total size in bytes, for progress.
+    /// Total size in bytes: the stream ends there (for progress, and a file that grows is cut there).
     var totalBytes: Int64 { get }
-    /// The next bytes, at most `maximumCount`; empty at the end.
-    func read(upTo maximumCount: Int) throws -> Data
-    func close()
+    /// Up to `maximumCount` bytes from `offset`; empty at the end.
+    func read(at offset: Int64, upTo maximumCount: Int) async throws -> ByteBuffer
 }
 
-/// A file read front to back. Owned by the I/O thread once the stream starts.
-public final class FileChunkSource: ChunkSource, @unchecked Sendable {
-    private let handle: FileHandle
-    public let totalBytes: Int64
+/// A file, read with swift-nio's file system (its reads run on NIO's blocking-I/O thread pool and
+/// resume on the stream's event loop).
+struct FileChunkSource: ChunkSource {
+    let handle: ReadFileHandle
+    let totalBytes: Int64
 
-    public init(url: URL) throws {
-        handle = try FileHandle(forReadingFrom: url)
-        let end = try handle.seekToEnd()
-        try handle.seek(toOffset: 0)
-        totalBytes = Int64(end)
-    }
-
-    public func read(upTo maximumCount: Int) throws -> Data {
-        try handle.read(upToCount: maximumCount) ?? Data()
-    }
-
-    public func close() {
-        try? handle.close()
+    func read(at offset: Int64, upTo maximumCount: Int) async throws -> ByteBuffer {
+        guard maximumCount > 0 else { return ByteBuffer() }
+        return try await handle.readChunk(fromAbsoluteOffset: offset, length: .bytes(Int64(maximumCount)))
     }
 }

@@ -9,12 +9,10 @@ import Synchronization
 /// hold before bytes are kept: libzmq gathers a whole multipart message before anyone sees it,
 /// however many frames it has. Clients are ordinary libzmq DEALER (or REQ) sockets.
 ///
-/// Each whole message goes to `intake` on its connection's event loop (which starts its handler);
-/// what the intake hands back (stream control) waits in an inbox for the router's I/O thread (woken
-/// through `wakeup`). Replies go out through `deliverDirectly` from any thread, or `deliver` from
-/// the I/O thread. Each connection has its own bounds both ways: a connection with
-/// `queuedMessages` waiting in the inbox is not read until they are taken, and one with as many
-/// replies not yet written reports `.full`, which only ever holds up that connection.
+/// Each connection is one channel pipeline on its own event loop — a `ZMTPFrameDecoder`, then a
+/// `CurveRouterConnection` that owns everything the connection sends and receives. This type holds
+/// what spans connections: the listener, the caps on unfinished handshakes and on connections per
+/// principal, the `identify` calls, and the connections that finished their handshake.
 final class CurveRouterSocket: Sendable {
     typealias Identify = @Sendable (_ publicKey: String) async -> Identification
 
@@ -26,10 +24,18 @@ final class CurveRouterSocket: Sendable {
         var messageBytes: Int
         /// Most frames in one message; past it frames are opened and dropped.
         var messageFrames: Int
-        /// Messages waiting per connection, each way.
+        /// Items waiting to be written at which a connection's reading pauses (it resumes at half).
         var queuedMessages: Int
-        /// Bytes of replies handed to a connection and not yet written to the kernel.
+        /// Items and bytes waiting to be written past which the peer is dropped.
+        var queuedReplies: Int
+        var queuedReplyBytes: Int
+        /// Bytes handed to the channel and not yet written to the kernel at which it stops being
+        /// writable (its write-buffer high-water mark).
         var outboundBytes: Int
+        /// A peer whose queue does not move for this long is dropped.
+        var stalledPeerTimeout: Duration
+        /// A stream that gets no credit for this long is ended.
+        var streamIdleTimeout: Duration
         var heartbeatInterval: Duration
         var heartbeatTimeout: Duration
         /// Largest HELLO or INITIATE (INITIATE carries the client's metadata).
@@ -50,21 +56,9 @@ final class CurveRouterSocket: Sendable {
         var identifiesInFlight: Int
     }
 
-    private struct Peer {
-        let connection: PeerConnection
-        var queued = 0
-        var isPaused = false
-        /// Replies of this peer handed to the I/O thread and not yet taken up by it.
-        var routed = 0
-        /// The I/O thread holds replies this peer's connection had no room for.
-        var isBackedUp = false
-    }
-
     private struct State {
-        var inbox = CircularBuffer<IncomingRequest>()
-        var peers: [Data: Peer] = [:]
+        var peers: [Data: PeerConnection] = [:]
         var nextID: UInt64 = 1
-        var isWakeupPending = false
         var handshakes = 0
         var handshakesByAddress: [String: Int] = [:]
         /// Connections that have not sent HELLO yet, oldest first: the cheapest to let go.
@@ -79,21 +73,18 @@ final class CurveRouterSocket: Sendable {
     private let identifyKey: Identify
     private let readBudget: ReadBudget
     private let serverKey: CurveServerKey
-    private let intake: RequestIntake
-    private let wakeup: WakeupPipe
-    private let onGone: @Sendable (Data) -> Void
+    /// Where each whole message goes, on its connection's event loop.
+    let intake: RequestIntake
     private let state = Mutex(State())
     private let listener = Mutex<(any Channel)?>(nil)
 
     /// Binds `endpoint` (`tcp://host:port`, `tcp://*:port` or `ipc:///path`).
     init(endpoint: String, keyPair: CurveKeyPair, limits: Limits, identify: @escaping Identify, intake: RequestIntake,
-         wakeup: WakeupPipe, logger: Logger, onGone: @escaping @Sendable (Data) -> Void) throws {
+         logger: Logger) throws {
         self.limits = limits
         self.logger = logger
         self.identifyKey = identify
         self.intake = intake
-        self.wakeup = wakeup
-        self.onGone = onGone
         // Every frame the limits allow must fit the budget, or its connection would wait forever.
         readBudget = ReadBudget(limit: max(limits.readBudgetBytes, 2 * (limits.frameBytes + CurveServerHandshake.messageOverhead)))
         serverKey = try CurveServerKey(keyPair)
@@ -107,6 +98,7 @@ final class CurveRouterSocket: Sendable {
             .childChannelInitializer { [self] channel in
                 channel.eventLoop.makeCompletedFuture {
                     if isTCP { try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1) }
+                    try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: limits.outboundBytes / 2, high: limits.outboundBytes))
                     try accept(channel, address: channel.remoteAddress?.ipAddress ?? "local")
                 }
             }
@@ -228,7 +220,7 @@ final class CurveRouterSocket: Sendable {
 
     /// Registers a connection that finished its handshake, or returns nil when its principal has
     /// as many connections as it may.
-    func register(_ channel: any Channel, principal: Principal) -> PeerConnection? {
+    func register(_ channel: any Channel, handler: NIOLoopBound<CurveRouterConnection>, principal: Principal) -> PeerConnection? {
         let limit = connectionLimit(for: principal)
         return state.withLock { state in
             guard state.connectionsByPrincipal[principal.userId, default: 0] < limit else { return nil }
@@ -237,8 +229,8 @@ final class CurveRouterSocket: Sendable {
             var id = Data([0])
             withUnsafeBytes(of: state.nextID.bigEndian) { id.append(contentsOf: $0) }
             state.nextID += 1
-            let connection = PeerConnection(id: id, channel: channel, principal: principal.userId)
-            state.peers[id] = Peer(connection: connection)
+            let connection = PeerConnection(id: id, channel: channel, handler: handler, principal: principal.userId)
+            state.peers[id] = connection
             return connection
         }
     }
@@ -249,145 +241,28 @@ final class CurveRouterSocket: Sendable {
             let left = state.connectionsByPrincipal[connection.principal, default: 1] - 1
             state.connectionsByPrincipal[connection.principal] = left > 0 ? left : nil
         }
-        onGone(connection.id)
-        signal()
     }
 
-    func receive(_ message: ReceivedMessage, from connection: PeerConnection) {
-        guard let request = intake.take(message, executor: connection.executor) else { return }
-        let shouldPause = state.withLock { state -> Bool in
-            state.inbox.append(request)
-            guard var peer = state.peers[connection.id] else { return false }
-            peer.queued += 1
-            let pause = !peer.isPaused && peer.queued >= limits.queuedMessages
-            if pause { peer.isPaused = true }
-            state.peers[connection.id] = peer
-            return pause
-        }
-        if shouldPause { connection.channel.setOption(.autoRead, value: false).whenFailure { _ in } }
-        signal()
-    }
-
-    private func signal() {
-        let isFirst = state.withLock { state -> Bool in
-            defer { state.isWakeupPending = true }
-            return !state.isWakeupPending
-        }
-        if isFirst { wakeup.signal() }
-    }
-
-    // MARK: Called from the router's I/O thread
-
-    /// Called after the wakeup pipe is drained, before taking messages.
-    func wakeupHandled() {
-        state.withLock { $0.isWakeupPending = false }
-    }
-
-    var hasMessages: Bool { state.withLock { !$0.inbox.isEmpty } }
-
-    func takeRequest() -> IncomingRequest? {
-        let (message, resume) = state.withLock { state -> (IncomingRequest?, (any Channel)?) in
-            guard let message = state.inbox.popFirst() else { return (nil, nil) }
-            guard var peer = state.peers[message.peer] else { return (message, nil) }
-            peer.queued -= 1
-            var resume: (any Channel)?
-            if peer.isPaused, peer.queued <= limits.queuedMessages / 2 {
-                peer.isPaused = false
-                resume = peer.connection.channel
-            }
-            state.peers[message.peer] = peer
-            return (message, resume)
-        }
-        resume?.setOption(.autoRead, value: true).whenFailure { _ in }
-        return message
-    }
-
-    /// Hands a reply (routing id first) to its connection without waiting, from a handler's thread,
-    /// when nothing of that peer waits on the I/O thread and its connection has room. Otherwise
-    /// returns false, and the caller hands the reply to the I/O thread, which sends it in order.
-    func deliverDirectly(_ frames: [Data]) -> Bool {
-        guard let id = frames.first else { return true }
-        let connection = state.withLock { state -> PeerConnection? in
-            guard var peer = state.peers[id] else { return nil }
-            if peer.routed == 0, !peer.isBackedUp, peer.connection.hasRoom(limits) {
-                return peer.connection
-            }
-            peer.routed += 1
-            state.peers[id] = peer
-            return nil
-        }
-        guard let connection else { return false }
-        write(frames, to: connection)
-        return true
-    }
-
-    /// The I/O thread took up a reply `deliverDirectly` handed over (it sent or queued it).
-    func routedReplyTaken(_ id: Data) {
-        state.withLock { state in
-            guard var peer = state.peers[id], peer.routed > 0 else { return }
-            peer.routed -= 1
-            state.peers[id] = peer
-        }
-    }
-
-    /// Whether the I/O thread holds replies for this peer; while it does, every reply goes through it.
-    func setBackedUp(_ id: Data, _ isBackedUp: Bool) {
-        state.withLock { state in
-            guard var peer = state.peers[id] else { return }
-            peer.isBackedUp = isBackedUp
-            state.peers[id] = peer
-        }
-    }
-
-    /// Hands a reply (routing id first) to its connection without waiting, from the I/O thread.
-    func deliver(_ frames: [Data]) -> Socket.SendOutcome {
-        guard let id = frames.first, let connection = state.withLock({ $0.peers[id]?.connection }) else { return .unreachable }
-        guard connection.hasRoom(limits) else { return .full }
-        write(frames, to: connection)
-        return .sent
-    }
-
-    private func write(_ frames: [Data], to connection: PeerConnection) {
-        let bytes = frames.dropFirst().reduce(0) { $0 + $1.count }
-        connection.outstanding.add(1, ordering: .relaxed)
-        connection.outstandingBytes.add(bytes, ordering: .relaxed)
-        let message = OutgoingMessage(frames: frames.dropFirst())
-        let written: EventLoopFuture<Void>
-        if connection.channel.eventLoop.inEventLoop {
-            written = connection.channel.write(message)
-            connection.flushSoon()
-        } else {
-            written = connection.channel.writeAndFlush(message)
-        }
-        written.whenComplete { _ in
-            connection.outstanding.subtract(1, ordering: .relaxed)
-            connection.outstandingBytes.subtract(bytes, ordering: .relaxed)
-        }
-    }
-
-    /// Closes one connection (a peer that stopped reading); its client may connect again.
-    func disconnect(_ id: Data) {
-        state.withLock { $0.peers[id]?.connection.channel }?.close(promise: nil)
-    }
-
-    /// Stops listening and closes every connection, after up to `linger` for replies still being written.
-    func close(linger: Duration) {
+    /// Stops listening and closes every connection, each once what waits in its queue is written
+    /// or after `linger`, whichever comes first. The future completes when all are closed.
+    func close(linger: Duration) -> EventLoopFuture<Void> {
         let listening = listener.withLock { channel -> (any Channel)? in
             defer { channel = nil }
             return channel
         }
-        try? listening?.close().wait()
-        let clock = ContinuousClock()
-        let deadline = clock.now + linger
-        func connections() -> [PeerConnection] { state.withLock { $0.peers.values.map(\.connection) } }
-        while clock.now < deadline, connections().contains(where: { $0.outstanding.load(ordering: .relaxed) > 0 }) {
-            Thread.sleep(forTimeInterval: 0.005)
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let closedListener = listening?.close() ?? loop.makeSucceededVoidFuture()
+        let connections = state.withLock { Array($0.peers.values) }
+        let closed = connections.map { connection in
+            connection.onLoop { $0.closeWhenWritten(linger: linger) }
+            return connection.channel.closeFuture
         }
-        for connection in connections() { try? connection.channel.close().wait() }
+        return EventLoopFuture.andAllComplete([closedListener.recover { _ in }] + closed, on: loop)
     }
 }
 
-/// A connection past its handshake, known by its routing id.
+/// A connection past its handshake, known by its routing id: what a request's `Responder` holds to
+/// reach the connection it came on, from any thread.
 final class PeerConnection: Sendable {
     let id: Data
     let channel: any Channel
@@ -395,35 +270,36 @@ final class PeerConnection: Sendable {
     let principal: String
     /// Where the connection's request handlers run: its event loop.
     let executor: EventLoopTaskExecutor
-    /// Replies handed to the channel and not yet written to the kernel.
-    let outstanding = Atomic<Int>(0)
-    /// Their bytes: a connection is full at `queuedMessages` replies or `outboundBytes` bytes,
-    /// whichever comes first (one reply larger than that still goes, alone).
-    let outstandingBytes = Atomic<Int>(0)
+    private let handler: NIOLoopBound<CurveRouterConnection>
+    private let closed = Atomic<Bool>(false)
 
-    func hasRoom(_ limits: CurveRouterSocket.Limits) -> Bool {
-        outstanding.load(ordering: .relaxed) < limits.queuedMessages && outstandingBytes.load(ordering: .relaxed) < limits.outboundBytes
-    }
-    /// A flush is queued on the event loop (read and written there only).
-    private let isFlushQueued: NIOLoopBoundBox<Bool>
-
-    init(id: Data, channel: any Channel, principal: String) {
+    init(id: Data, channel: any Channel, handler: NIOLoopBound<CurveRouterConnection>, principal: String) {
         self.id = id
         self.channel = channel
+        self.handler = handler
         self.principal = principal
         executor = EventLoopTaskExecutor(channel.eventLoop)
-        isFlushQueued = NIOLoopBoundBox(false, eventLoop: channel.eventLoop)
     }
 
-    /// Flushes after the tasks queued on the event loop so far: the replies of requests that
-    /// arrived together (a client keeping several in flight) leave in one write, not one each.
-    /// Called on the event loop.
-    func flushSoon() {
-        guard !isFlushQueued.value else { return }
-        isFlushQueued.value = true
-        channel.eventLoop.execute { [self] in
-            isFlushQueued.value = false
-            channel.flush()
+    /// False once the connection closed (the client went away, its heartbeats stopped, or it was dropped).
+    var isClosed: Bool { closed.load(ordering: .relaxed) }
+
+    func markClosed() {
+        closed.store(true, ordering: .relaxed)
+    }
+
+    /// Runs `body` with the connection's handler on its event loop: at once when called there.
+    func onLoop(_ body: @escaping @Sendable (CurveRouterConnection) -> Void) {
+        if channel.eventLoop.inEventLoop {
+            body(handler.value)
+        } else {
+            let handler = self.handler
+            channel.eventLoop.execute { body(handler.value) }
         }
+    }
+
+    /// Queues a message on the connection's one way out.
+    func send(_ frames: [OutboundPayload]) {
+        onLoop { $0.enqueue(.message(frames)) }
     }
 }

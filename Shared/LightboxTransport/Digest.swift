@@ -11,9 +11,11 @@ public struct SHA256Hasher {
     }
 
     public mutating func update(_ data: Data) {
-        data.withUnsafeBytes { bytes in
-            _ = crypto_hash_sha256_update(&state, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count))
-        }
+        data.withUnsafeBytes { update($0) }
+    }
+
+    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+        _ = crypto_hash_sha256_update(&state, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count))
     }
 
     /// The digest as lowercase hex.

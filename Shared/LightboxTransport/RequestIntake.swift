@@ -3,42 +3,39 @@ import LightboxProtocol
 import Logging
 
 /// Turns each received message into a running handler or an error reply, on the event loop of the
-/// connection it came on: a request reaches its handler without passing through the server's I/O
-/// thread. Only stream credit and cancel go on to the I/O thread, which owns the streams.
+/// connection it came on. Stream credit and cancel are handed back to the connection, which owns its streams.
 final class RequestIntake: Sendable {
     private let maximumMessageBytes: Int
     private let logger: Logger
-    private let outbox: ServerOutbox
+    private let streams: ActiveStreamCount
     private let inFlight: RequestAllowance
     private let handlers: RunningHandlers
     private let draining: Flag
     private let handler: RouterServer.Handler
 
-    init(maximumMessageBytes: Int, logger: Logger, outbox: ServerOutbox, inFlight: RequestAllowance, handlers: RunningHandlers,
+    init(maximumMessageBytes: Int, logger: Logger, streams: ActiveStreamCount, inFlight: RequestAllowance, handlers: RunningHandlers,
          draining: Flag, handler: @escaping RouterServer.Handler) {
         self.maximumMessageBytes = maximumMessageBytes
         self.logger = logger
-        self.outbox = outbox
+        self.streams = streams
         self.inFlight = inFlight
         self.handlers = handlers
         self.draining = draining
         self.handler = handler
     }
 
-    /// Starts the message's handler on `executor` (its connection's event loop) or answers it;
-    /// returns the stream-control requests the I/O thread takes.
-    func take(_ message: ReceivedMessage, executor: (any TaskExecutor)? = nil) -> IncomingRequest? {
-        guard let peer = message.frames.first else { return nil }
-        // A peer dropped for not reading gets nothing more; its requests are not handled.
-        guard !outbox.peers.isGone(peer) else { return nil }
+    /// Starts the message's handler on its connection's event loop, or answers it; returns the
+    /// stream-control requests (credit, cancel) for the connection to apply.
+    func take(_ message: ReceivedMessage, from connection: PeerConnection) -> IncomingRequest? {
+        let peer = connection.id
         guard message.frames.count >= 2 else {
-            refuse(peer: peer, id: "", LightboxError(.badRequest, "A request needs a JSON header frame; this message had none."))
+            refuse(connection, id: "", LightboxError(.badRequest, "A request needs a JSON header frame; this message had none."))
             return nil
         }
         let header = message.frames[1]
         if message.isOversized {
             let id = (try? RequestHead.read(from: header))?.id ?? ""
-            refuse(peer: peer, id: id, LightboxError(.badRequest, """
+            refuse(connection, id: id, LightboxError(.badRequest, """
                 This message was \(message.totalBytes) bytes in \(message.frameCount - 1) frames; a request may carry at most \
                 \(maximumMessageBytes) bytes in all its frames together. It was discarded; send less per request.
                 """))
@@ -48,21 +45,21 @@ final class RequestIntake: Sendable {
         do {
             head = try RequestHead.read(from: header)
         } catch {
-            refuse(peer: peer, id: "", LightboxError(.badRequest, "The header frame is not a JSON object with v, id, op and body (\(Self.describe(error)))."))
+            refuse(connection, id: "", LightboxError(.badRequest, "The header frame is not a JSON object with v, id, op and body (\(Self.describe(error)))."))
             return nil
         }
         let id = head.id ?? ""
         guard let version = head.v, version == protocolVersion else {
             let said = head.v.map { "version \($0)" } ?? "no version"
-            refuse(peer: peer, id: id, LightboxError(.unsupportedVersion, "The header says \(said); this service speaks version \(protocolVersion) (\"v\":\(protocolVersion))."))
+            refuse(connection, id: id, LightboxError(.unsupportedVersion, "The header says \(said); this service speaks version \(protocolVersion) (\"v\":\(protocolVersion))."))
             return nil
         }
         guard let op = head.op, !id.isEmpty else {
-            refuse(peer: peer, id: id, LightboxError(.badRequest, "The header needs a non-empty \"id\" and an \"op\"."))
+            refuse(connection, id: id, LightboxError(.badRequest, "The header needs a non-empty \"id\" and an \"op\"."))
             return nil
         }
         guard let userID = message.userID, let principal = Principal(userId: userID) else {
-            refuse(peer: peer, id: id, LightboxError(.notAuthorized, "This connection has no authenticated identity."))
+            refuse(connection, id: id, LightboxError(.notAuthorized, "This connection has no authenticated identity."))
             return nil
         }
         let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
@@ -72,13 +69,13 @@ final class RequestIntake: Sendable {
         case .streamCredit, .streamCancel:
             return request
         default:
-            start(request, peer: peer, executor: executor)
+            start(request, connection: connection)
             return nil
         }
     }
 
-    private func start(_ request: IncomingRequest, peer: Data, executor: (any TaskExecutor)?) {
-        let responder = Responder(outbox: outbox, peer: peer, requestID: request.id, logger: request.logger)
+    private func start(_ request: IncomingRequest, connection: PeerConnection) {
+        let responder = Responder(connection: connection, streams: streams, requestID: request.id, logger: request.logger)
         let principal = request.principal
         if draining.isSet {
             RequestMetrics.refused(code: .busy)
@@ -92,16 +89,16 @@ final class RequestIntake: Sendable {
         }
         let handler = self.handler
         let inFlight = self.inFlight
-        handlers.start(on: executor) {
+        handlers.start(on: connection.executor) {
             await handler(request, responder)
             inFlight.leave(principal)
         }
     }
 
-    private func refuse(peer: Data, id: String, _ error: LightboxError) {
+    private func refuse(_ connection: PeerConnection, id: String, _ error: LightboxError) {
         logger.info("refused a request", metadata: ["code": "\(error.code)", "id": "\(id)"])
         RequestMetrics.refused(code: error.code)
-        Responder(outbox: outbox, peer: peer, requestID: id, logger: logger).fail(error)
+        Responder(connection: connection, streams: streams, requestID: id, logger: logger).fail(error)
     }
 
     static func describe(_ error: any Error) -> String {

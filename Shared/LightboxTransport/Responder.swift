@@ -1,7 +1,8 @@
 import Foundation
 import Logging
 import LightboxProtocol
-import Synchronization
+import NIOCore
+import NIOFileSystem
 
 /// How a stream ended, for the service that started it (audit, clean-up).
 public enum StreamOutcome: Sendable, Equatable {
@@ -12,68 +13,19 @@ public enum StreamOutcome: Sendable, Equatable {
     case abandoned
 }
 
-/// What a handler asks the server's I/O thread to do; only Sendable values cross over.
-enum ServerCommand: Sendable {
-    case send(peer: Data, frames: [Data])
-    case startStream(StreamStart)
-}
-
-struct StreamStart: Sendable {
-    var peer: Data
-    var requestID: String
-    var source: any ChunkSource
-    var credit: Int
-    var chunkSize: Int
-    var type: UTType?
-    var suggestedName: String?
-    var onFinish: @Sendable (StreamOutcome) -> Void
-}
-
-/// The way from handler tasks to the connections: a reply goes straight to its connection when
-/// nothing of that peer waits on the server's I/O thread, and otherwise queues behind it there, so
-/// one request's replies never overtake each other. Streams always start on the I/O thread.
-final class ServerOutbox: Sendable {
-    let wakeup = WakeupPipe()
-    /// Connections known to be gone, shared with the handlers' responders.
-    let peers = PeerTracker()
-    private let commands = Mutex<[ServerCommand]>([])
-    private let socket = Mutex<CurveRouterSocket?>(nil)
-
-    /// The endpoint replies may go to directly, once it is bound.
-    func attach(_ socket: CurveRouterSocket) {
-        self.socket.withLock { $0 = socket }
-    }
-
-    func send(_ frames: [Data]) {
-        guard let peer = frames.first else { return }
-        if let socket = socket.withLock({ $0 }), socket.deliverDirectly(frames) { return }
-        enqueue(.send(peer: peer, frames: frames))
-    }
-
-    func enqueue(_ command: ServerCommand) {
-        commands.withLock { $0.append(command) }
-        wakeup.signal()
-    }
-
-    func takeAll() -> [ServerCommand] {
-        commands.withLock { commands in
-            defer { commands.removeAll() }
-            return commands
-        }
-    }
-}
-
 /// Answers one request. Any number of `progress`/`event` replies, then exactly one final reply
-/// (`succeed`, `fail`, or the end of a `stream`).
+/// (`succeed`, `fail`, or the end of a `stream`). Every reply goes to the connection the request
+/// came on, into its one way out (`CurveRouterConnection.enqueue`), so one request's replies never
+/// overtake each other.
 public struct Responder: Sendable {
-    let outbox: ServerOutbox
-    let peer: Data
+    let connection: PeerConnection
+    let streams: ActiveStreamCount
     public let requestID: String
     let logger: Logger
 
-    /// False once the connection this request came on is known to be gone (a send to it failed, its
-    /// heartbeats stopped, or it was dropped for not reading). Long-lived requests (watches) check it.
-    public var isConnected: Bool { !outbox.peers.isGone(peer) }
+    /// False once the connection this request came on is gone (the client went away, its heartbeats
+    /// stopped, or it was dropped for not reading). Long-lived requests (watches) check it.
+    public var isConnected: Bool { !connection.isClosed }
 
     public func succeed<Body: Codable & Sendable>(_ body: Body) {
         send(.ok, body)
@@ -92,28 +44,118 @@ public struct Responder: Sendable {
     }
 
     public func send<Body: Codable & Sendable>(_ status: ReplyStatus, _ body: Body, attachments: [Data] = []) {
-        let header: Data
-        do {
-            header = try WireCoding.encode(ReplyEnvelope(id: requestID, status: status, body: body))
-        } catch {
-            // Never silence: the client would wait for its timeout. It is told, and the cause logged.
-            logger.error("a reply could not be encoded", metadata: ["id": "\(requestID)", "status": "\(status)", "cause": "\(error)"])
-            let failure = LightboxError(.internal, "The service could not encode its answer to this request; the reason is in the service's log.")
-            guard let fallback = try? WireCoding.encode(ReplyEnvelope(id: requestID, status: .error, body: failure)) else { return }
-            outbox.send([peer, fallback])
-            return
-        }
-        outbox.send([peer, header] + attachments)
+        guard let header = header(status, body) else { return }
+        connection.send([.data(header)] + attachments.map { .data($0) })
     }
 
-    /// Streams `source` as `chunk` replies under the client's credit, then ends with an `ok` carrying
-    /// a `StreamCompletion`. The transport owns and closes the source from here on.
-    public func stream(
-        _ source: any ChunkSource, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?,
-        onFinish: @escaping @Sendable (StreamOutcome) -> Void = { _ in }
-    ) {
-        outbox.enqueue(.startStream(StreamStart(
-            peer: peer, requestID: requestID, source: source, credit: max(1, credit), chunkSize: chunkSize,
-            type: type, suggestedName: suggestedName, onFinish: onFinish)))
+    /// The reply's JSON header frame. One that cannot be encoded is never silenced (the client would
+    /// wait for its timeout): the client gets `internal`, and the cause is logged.
+    private func header<Body: Codable & Sendable>(_ status: ReplyStatus, _ body: Body) -> Data? {
+        do {
+            return try WireCoding.encode(ReplyEnvelope(id: requestID, status: status, body: body))
+        } catch {
+            logger.error("a reply could not be encoded", metadata: ["id": "\(requestID)", "status": "\(status)", "cause": "\(error)"])
+            let failure = LightboxError(.internal, "The service could not encode its answer to this request; the reason is in the service's log.")
+            return try? WireCoding.encode(ReplyEnvelope(id: requestID, status: .error, body: failure))
+        }
+    }
+
+    /// Streams the file at `file` (see `stream(_:credit:chunkSize:type:suggestedName:)`). Throws
+    /// only when the file cannot be opened, before anything was sent.
+    public func stream(file: URL, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?) async throws -> StreamOutcome {
+        let handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(file.path), options: .init())
+        let outcome: StreamOutcome
+        do {
+            let size = try await handle.info().size
+            outcome = await stream(FileChunkSource(handle: handle, totalBytes: size), credit: credit, chunkSize: chunkSize,
+                                   type: type, suggestedName: suggestedName)
+        } catch {
+            try? await handle.close()
+            throw error
+        }
+        try? await handle.close()
+        return outcome
+    }
+
+    /// Sends `source` as `chunk` replies under the client's credit and ends with an `ok` carrying a
+    /// `StreamCompletion`; returns when it is done. A chunk goes out only when the client has granted
+    /// credit for it and the connection has room; the next chunk is read while one is being sent.
+    public func stream(_ source: some ChunkSource, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?) async -> StreamOutcome {
+        let id = requestID
+        let started: Result<Void, StreamInterruption> = await onLoop { handler in
+            Result { () throws(StreamInterruption) in try handler.startStream(id, credit: max(1, credit)) }
+        }
+        if case .failure(let interruption) = started {
+            if interruption == .duplicateID {
+                fail(LightboxError(.badRequest, "A stream with request id \(id) is already running; use a new id for each request."))
+                return .failed("duplicate request id")
+            }
+            return .abandoned
+        }
+        streams.add(1)
+        defer { streams.add(-1) }
+        let outcome = await send(source, chunkSize: chunkSize, type: type, suggestedName: suggestedName)
+        connection.onLoop { $0.endStream(id) }
+        return outcome
+    }
+
+    private func send(_ source: some ChunkSource, chunkSize: Int, type: UTType?, suggestedName: String?) async -> StreamOutcome {
+        var hasher = SHA256Hasher()
+        var completed: Int64 = 0
+        do {
+            var chunk = try await source.read(at: 0, upTo: Int(min(Int64(chunkSize), source.totalBytes)))
+            while chunk.readableBytes > 0 {
+                let end = completed + Int64(chunk.readableBytes)
+                async let following = source.read(at: end, upTo: Int(max(0, min(Int64(chunkSize), source.totalBytes - end))))
+                try await waitUntilSendable()
+                chunk.withUnsafeReadableBytes { hasher.update($0) }
+                let header = ChunkHeader(offset: completed, length: chunk.readableBytes, completed: end, total: source.totalBytes)
+                guard let headerFrame = self.header(.chunk, header) else { return .failed("unencodable chunk header") }
+                let frames: [OutboundPayload] = [.data(headerFrame), .buffer(chunk)]
+                connection.onLoop { [requestID] in $0.sendChunk(requestID, frames) }
+                RequestMetrics.streamed(bytes: chunk.readableBytes)
+                completed = end
+                chunk = try await following
+            }
+            succeed(StreamCompletion(bytes: completed, sha256: hasher.finalize(), type: type, suggestedName: suggestedName))
+            return .completed(bytes: completed)
+        } catch let interruption as StreamInterruption {
+            switch interruption {
+            case .cancelled:
+                fail(LightboxError(.cancelled, "The load was cancelled by its client."))
+                return .cancelled
+            case .idle:
+                logger.info("dropped a stream that got no credit", metadata: ["id": "\(requestID)"])
+                fail(LightboxError(.timeout, "No stream.credit came in time; the load was dropped. Grant credit as chunks are consumed."))
+                return .abandoned
+            case .connectionGone, .duplicateID:
+                return .abandoned
+            }
+        } catch is CancellationError {
+            return .abandoned
+        } catch {
+            fail(LightboxError(.badMedia, "Reading the file failed: \(error)"))
+            return .failed("\(error)")
+        }
+    }
+
+    /// Returns once the stream may send its next chunk (see `CurveRouterConnection.waitUntilSendable`).
+    private func waitUntilSendable() async throws {
+        let id = requestID
+        let connection = self.connection
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<Void, any Error>) in
+                connection.onLoop { $0.waitUntilSendable(id, waiter) }
+            }
+        } onCancel: {
+            connection.onLoop { $0.cancelWait(id) }
+        }
+    }
+
+    /// Runs `body` on the connection's event loop and returns its result.
+    private func onLoop<Value: Sendable>(_ body: @escaping @Sendable (CurveRouterConnection) -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            connection.onLoop { continuation.resume(returning: body($0)) }
+        }
     }
 }

@@ -29,9 +29,9 @@ final class RunningHandlers: Sendable {
     }
 }
 
-/// How many streams the I/O thread is sending, read by a graceful shutdown waiting for them.
+/// How many streams are being sent, read by a graceful shutdown waiting for them.
 final class ActiveStreamCount: Sendable {
     private let value = Atomic<Int>(0)
-    func store(_ count: Int) { value.store(count, ordering: .relaxed) }
+    func add(_ count: Int) { value.add(count, ordering: .relaxed) }
     var current: Int { value.load(ordering: .relaxed) }
 }

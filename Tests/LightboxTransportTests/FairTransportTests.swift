@@ -32,7 +32,7 @@ import Testing
             case .whoami, .ping:
                 responder.succeed(ServiceIdentity(service: "fair", principal: request.principal.userId))
             case .load:
-                responder.stream(DataChunkSource(Data(count: 200_000)), credit: 4, chunkSize: 10_000, type: .data, suggestedName: nil)
+                _ = await responder.stream(DataChunkSource(Data(count: 200_000)), credit: 4, chunkSize: 10_000, type: .data, suggestedName: nil)
             case .watch:
                 kept.withLock { $0.append(responder) }
             case .pick:

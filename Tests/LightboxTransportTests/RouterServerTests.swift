@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import NIOCore
 import LightboxProtocol
 @testable import LightboxTransport
 import Logging
@@ -22,19 +23,15 @@ enum TestBus {
     static func endpoint() -> String { "ipc:///tmp/lbt-\(UUID().uuidString.prefix(12)).sock" }
 }
 
-final class DataChunkSource: ChunkSource, @unchecked Sendable {
-    private var remaining: Data
-    let totalBytes: Int64
+struct DataChunkSource: ChunkSource {
+    let data: Data
+    var totalBytes: Int64 { Int64(data.count) }
     init(_ data: Data) {
-        remaining = data
-        totalBytes = Int64(data.count)
+        self.data = data
     }
-    func read(upTo maximumCount: Int) throws -> Data {
-        let chunk = remaining.prefix(maximumCount)
-        remaining = remaining.dropFirst(chunk.count)
-        return Data(chunk)
+    func read(at offset: Int64, upTo maximumCount: Int) async throws -> ByteBuffer {
+        ByteBuffer(bytes: data.dropFirst(Int(offset)).prefix(maximumCount))
     }
-    func close() {}
 }
 
 extension RouterServer {
@@ -65,8 +62,8 @@ extension RouterServer {
             case .whoami:
                 responder.succeed(ServiceIdentity(service: "echo", principal: request.principal.userId))
             case .load:
-                responder.stream(DataChunkSource(Data((0..<streamBytes).map { UInt8($0 % 251) })), credit: 2, chunkSize: 1000,
-                                 type: .data, suggestedName: nil)
+                _ = await responder.stream(DataChunkSource(Data((0..<streamBytes).map { UInt8($0 % 251) })), credit: 2, chunkSize: 1000,
+                                           type: .data, suggestedName: nil)
             case .assetDetails:
                 // JSON has no NaN: this body cannot be encoded.
                 responder.succeed(["value": Double.nan])
