@@ -1,6 +1,7 @@
 import CSodium
 import CZeroMQ
 import Foundation
+import NIOCore
 
 /// The client side of a CurveZMQ handshake (RFC 26) and its message boxes, as pure computation on
 /// bytes. Lightbox's clients are libzmq sockets; this side exists to drive the server's own
@@ -103,11 +104,10 @@ struct CurveClientHandshake {
 
     /// A ZMTP frame around `body`.
     static func frame(_ body: [UInt8], isCommand: Bool, isMore: Bool = false) -> [UInt8] {
-        let flags: UInt8 = (isCommand ? 0x04 : 0) | (isMore ? 0x01 : 0)
-        if body.count > 255 {
-            return [flags | 0x02] + CurveServerHandshake.bytes(UInt64(body.count)) + body
-        }
-        return [flags, UInt8(body.count)] + body
+        var buffer = ByteBuffer()
+        ZMTPFrameReader.writeHeader(size: body.count, isCommand: isCommand, isMore: isMore, into: &buffer)
+        buffer.writeBytes(body)
+        return Array(buffer.readableBytesView)
     }
 
     private mutating func takeNonce() -> [UInt8] {
@@ -116,8 +116,7 @@ struct CurveClientHandshake {
     }
 
     static func binary(_ z85: String) throws -> [UInt8] {
-        var key = [UInt8](repeating: 0, count: 32)
-        guard z85.utf8.count == 40, zmq_z85_decode(&key, z85) != nil else { throw Failure(description: "not a Z85 key") }
+        guard let key = CurveKeyPair.binary(z85) else { throw Failure(description: "not a Z85 key") }
         return key
     }
 }

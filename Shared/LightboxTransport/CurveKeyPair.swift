@@ -36,9 +36,14 @@ public struct CurveKeyPair: Codable, Sendable, Hashable {
 
     /// True for 40 characters of the Z85 alphabet that decode to 32 bytes.
     public static func isValidPublicKey(_ text: String) -> Bool {
-        guard text.utf8.count == 40 else { return false }
+        binary(text) != nil
+    }
+
+    /// The 32 bytes of a Z85 key; nil for anything but 40 characters of the Z85 alphabet.
+    static func binary(_ text: String) -> [UInt8]? {
+        guard text.utf8.count == 40 else { return nil }
         var binary = [UInt8](repeating: 0, count: 32)
-        return zmq_z85_decode(&binary, text) != nil
+        return zmq_z85_decode(&binary, text) != nil ? binary : nil
     }
 
     /// A NUL-terminated C buffer as a String.

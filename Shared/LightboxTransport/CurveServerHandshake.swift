@@ -241,15 +241,11 @@ final class CurveServerKey: @unchecked Sendable {
 
     init(_ keyPair: CurveKeyPair) throws {
         guard sodium_init() >= 0 else { throw CurveServerHandshake.Failure("libsodium could not be initialised") }
-        func binary(_ z85: String) throws -> [UInt8] {
-            var key = [UInt8](repeating: 0, count: 32)
-            guard z85.utf8.count == 40, zmq_z85_decode(&key, z85) != nil else {
-                throw CurveServerHandshake.Failure("the server key is not Z85 text")
-            }
-            return key
+        guard let publicKey = CurveKeyPair.binary(keyPair.publicKey), let secret = CurveKeyPair.binary(keyPair.secretKey) else {
+            throw CurveServerHandshake.Failure("the server key is not Z85 text")
         }
-        publicKey = try binary(keyPair.publicKey)
-        secret = try binary(keyPair.secretKey)
+        self.publicKey = publicKey
+        self.secret = secret
     }
 
     func withSecret<Result>(_ body: ([UInt8]) -> Result) -> Result {

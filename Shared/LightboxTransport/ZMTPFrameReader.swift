@@ -65,8 +65,8 @@ struct ZMTPFrameReader {
     }
 
     /// Writes a frame header for a body of `size` bytes.
-    static func writeHeader(size: Int, isCommand: Bool, into buffer: inout ByteBuffer) {
-        let command: UInt8 = isCommand ? 0x04 : 0
+    static func writeHeader(size: Int, isCommand: Bool, isMore: Bool = false, into buffer: inout ByteBuffer) {
+        let command: UInt8 = (isCommand ? 0x04 : 0) | (isMore ? 0x01 : 0)
         if size > 255 {
             buffer.writeInteger(command | 0x02)
             buffer.writeInteger(UInt64(size))
