@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 @testable import LightboxTransport
 import LightboxProtocol
 import Logging
@@ -38,6 +39,9 @@ import Testing
             case .pick:
                 try? await Task.sleep(for: .milliseconds(500))
                 responder.succeed(Empty())
+            case .imageProperties:
+                // A file far larger than memory should hold, granted the most credit a load may ask for.
+                _ = await responder.stream(ZeroChunkSource(totalBytes: 1 << 30), credit: 64, chunkSize: 4 << 20, type: .data, suggestedName: nil)
             case .describe:
                 responder.succeed(["blob": String(repeating: "x", count: 1 << 20)])
             default:
@@ -105,6 +109,30 @@ import Testing
         let growth = ProcessMemory.peakResidentBytes() - before
         print("1,500 replies of 1 MiB to a peer that never reads: this process's peak grew \(growth >> 20) MiB")
         #expect(growth < 160 << 20)
+        // Another app is served all along.
+        let other = try connect(running, as: .app("reader"))
+        #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:reader")
+    }
+
+    /// Streams with the most credit (64 chunks of 4 MiB each) to a peer that never reads: a chunk
+    /// leaves only while the connection is writable, so what the server holds stays near one chunk
+    /// per stream, not the 256 MiB the credit allows.
+    @Test func streamsToAPeerThatNeverReadsHoldAChunkOrTwoNotTheirCredit() async throws {
+        let running = try start()
+        defer { running.server.stop() }
+        let before = ProcessMemory.peakResidentBytes()
+        let hostile = NonReadingPeer(endpoint: running.endpoint, serverKey: running.serverKey,
+                                     keyPair: try TestBus.makeKeyPair(as: .app("hoarder")), count: 2) { index in
+            NonReadingPeer.request(.imageProperties, id: "big\(index)")
+        }
+        defer { hostile.stop() }
+        for _ in 0..<300 where hostile.sent.withLock({ $0 }) < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .seconds(2))
+        let growth = ProcessMemory.peakResidentBytes() - before
+        print("2 streams with credit for 256 MiB each to a peer that never reads: this process's peak grew \(growth >> 20) MiB")
+        // Below the 64 MiB the connection's queue may hold before the peer is dropped: the streams
+        // wait for room instead of filling it.
+        #expect(growth < 48 << 20)
         // Another app is served all along.
         let other = try connect(running, as: .app("reader"))
         #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:reader")
@@ -232,5 +260,13 @@ import Testing
         // The connection that carried it was closed (its watch with it); the client connects again.
         #expect(!watch.isConnected)
         #expect(try await app.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:bigframe")
+    }
+}
+
+/// Zeros, made as they are read: a source of any size that costs no memory until a chunk is asked for.
+struct ZeroChunkSource: ChunkSource {
+    let totalBytes: Int64
+    func read(at offset: Int64, upTo maximumCount: Int) async throws -> ByteBuffer {
+        ByteBuffer(repeating: 0, count: Int(min(Int64(maximumCount), totalBytes - offset)))
     }
 }
