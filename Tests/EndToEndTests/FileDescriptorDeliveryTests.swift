@@ -152,6 +152,49 @@ import Glibc
         #expect(refused.map(\.outcome) == ["refused:notAuthorized by pid \(thief.processIdentifier) uid \(getuid())"], "\(refused)")
     }
 
+    @Test func clientsThatSayNothingDoNotHoldUpADelivery() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        let app = try await harness.registerApp("viewer")
+        let provider = try await harness.pickProvider(named: "harbour.jpg", as: app)
+        let ticket = try await ticket(provider, over: app)
+        // Connections that never send a ticket line, and one that sends more than a line may hold.
+        var silent: [Int32] = []
+        defer { silent.forEach { close($0) } }
+        for _ in 0..<8 { silent.append(try Self.connect(ticket.socket)) }
+        let flood = try Self.connect(ticket.socket)
+        defer { close(flood) }
+        let long = [UInt8](repeating: UInt8(ascii: "a"), count: FileTicket.maximumLineLength)
+        #expect(write(flood, long, long.count) == long.count)
+        let descriptor = try await present(ticket)
+        defer { close(descriptor) }
+        #expect(try contents(of: descriptor) == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
+        // The overlong line is answered badRequest and closed.
+        var answer = [UInt8](repeating: 0, count: 512)
+        let count = read(flood, &answer, answer.count)
+        #expect(count > 0 && String(decoding: answer[..<max(count, 0)], as: UTF8.self).contains(#""code":"badRequest""#))
+    }
+
+    /// A plain blocking connection to a unix socket (reads give up after 5 s).
+    static func connect(_ path: String) throws -> Int32 {
+        let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+            for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(descriptor)
+            throw LightboxError(.internal, "cannot connect to \(path): \(String(cString: strerror(errno)))")
+        }
+        return descriptor
+    }
+
     @Test func overTCPOpenIsRefusedAndTheClientStreams() async throws {
         let harness = try await ServiceHarness.start(pickerEndpoint: "tcp://127.0.0.1:\(try FreePort.make())")
         defer { harness.stop() }
