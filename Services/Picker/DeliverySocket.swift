@@ -31,6 +31,8 @@ final class DeliverySocket: @unchecked Sendable {
 
     static let maximumPending = 64
     static let deadline: DispatchTimeInterval = .seconds(2)
+    /// How long accepting pauses after a failure other than "none waiting".
+    static let acceptPause: DispatchTimeInterval = .milliseconds(100)
 
     /// The socket's path: the picker's ipc endpoint path with ".delivery" added.
     let path: String
@@ -42,6 +44,7 @@ final class DeliverySocket: @unchecked Sendable {
     // Everything below is touched only on `queue`.
     private let listener: Int32
     private var accepting: (any DispatchSourceRead)?
+    private var acceptingPaused = false
     private var sweeping: (any DispatchSourceTimer)?
     private var pending: [Int32: Connection] = [:]
 
@@ -96,6 +99,8 @@ final class DeliverySocket: @unchecked Sendable {
     func close() {
         queue.sync {
             accepting?.cancel()
+            // A suspended source runs its cancel handler (closing the listener) only once resumed.
+            resumeAccepting()
             accepting = nil
             sweeping?.cancel()
             sweeping = nil
@@ -108,11 +113,16 @@ final class DeliverySocket: @unchecked Sendable {
     // MARK: On `queue`
 
     private func acceptWaiting() {
+        guard accepting != nil else { return }  // Closed: the listener's number may be another file's by now.
         while true {
             let descriptor = lightbox_accept_nonblocking(listener)
             guard descriptor >= 0 else {
-                if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+                if errno == EINTR || errno == ECONNABORTED { continue }
+                if errno != EAGAIN && errno != EWOULDBLOCK {
+                    // Out of descriptors, say: the listener stays readable, so accepting pauses
+                    // instead of spinning on it.
                     logger.warning("delivery socket could not accept", metadata: ["error": "\(String(cString: strerror(errno)))"])
+                    pauseAccepting()
                 }
                 return
             }
@@ -130,6 +140,19 @@ final class DeliverySocket: @unchecked Sendable {
             reader.resume()
             deadline.resume()
         }
+    }
+
+    private func pauseAccepting() {
+        guard let accepting, !acceptingPaused else { return }
+        accepting.suspend()
+        acceptingPaused = true
+        queue.asyncAfter(deadline: .now() + Self.acceptPause) { [self] in resumeAccepting() }
+    }
+
+    private func resumeAccepting() {
+        guard acceptingPaused else { return }
+        acceptingPaused = false
+        accepting?.resume()
     }
 
     private func readAvailable(_ descriptor: Int32) {

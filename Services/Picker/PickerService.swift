@@ -173,7 +173,13 @@ public final class PickerService: Service {
         let server = try RouterServer(serverConfiguration, logger: logger) { [self] request, responder in
             await handle(request, responder)
         }
-        try openDeliverySocket()
+        // Without its delivery socket the picker still serves: provider.open answers badRequest
+        // and clients stream.
+        do {
+            try openDeliverySocket()
+        } catch {
+            logger.warning("no delivery by file descriptor", metadata: ["reason": "\(error)"])
+        }
         defer { deliverySocket.withLock { $0 }?.close() }
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()

@@ -33,6 +33,8 @@ MAXIMUM_TICKET_LINE = 128
 STREAM_AFTER_OPEN_FAILING = frozenset({"badRequest", "unknownOp", "busy", "internal", "timeout"})
 _PIECE = 1 << 20
 _MAXIMUM_ANSWER = 4096
+#: Received descriptors are not inherited by child processes (Linux's MSG_CMSG_CLOEXEC).
+_CLOSE_ON_EXEC: int = getattr(socket, "MSG_CMSG_CLOEXEC", 0)
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def receive_descriptor(ticket: FileTicket, timeout: float = 5.0) -> int:
         connection.connect(ticket.socket)
         connection.sendall(ticket.ticket.encode() + b"\n")
         while b"\n" not in answer and len(answer) < _MAXIMUM_ANSWER:
-            data, passed, _flags, _address = socket.recv_fds(connection, 512, 4)
+            data, passed, _flags, _address = socket.recv_fds(connection, 512, 4, _CLOSE_ON_EXEC)
             for extra in passed:
                 if descriptor < 0:
                     descriptor = extra
