@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "LightboxTransport",
             dependencies: [
-                "CZeroMQ", "CSodium", "LightboxProtocol",
+                "CZeroMQ", "CSodium", "CLinux", "LightboxProtocol",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -94,7 +94,7 @@ let package = Package(
         .target(
             name: "Picker",
             dependencies: [
-                "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "Media",
+                "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "Media",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),

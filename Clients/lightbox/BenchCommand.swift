@@ -18,11 +18,19 @@ struct BenchCommand: AsyncParsableCommand {
             synthetic movie, picks it with a scripted owner and loads it; then runs the ZeroMQ Guide's \
             credit-based transfer with the same mechanism (CURVE), chunk size and credit. Prints MB/s, \
             the ratio, and the peak memory of every process.
+
+            With --local, the same setup, then rounds that alternate a delivery by file descriptor \
+            (provider.open, the picker's delivery socket, the descriptor read to its end) and \
+            `cat FILE > /dev/null` of the same file, page cache warm for both; prints the median MB/s \
+            of each and their ratio.
             """)
 
         @Option(help: "Size of the file in MiB.") var sizeMb = 256
         @Option(help: "Chunk size in KiB (both runs).") var chunkKb = 256
         @Option(help: "Chunks in flight (both runs).") var credit = LoadRequest.defaultCredit
+        @Flag(help: "Time delivery by file descriptor (provider.open over ipc) against `cat FILE > /dev/null` of the same file, instead of the stream against bare ZeroMQ.")
+        var local = false
+        @Option(help: "Rounds of each with --local (the medians are printed).") var rounds = 7
 
         func run() async throws {
             let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-\(getpid())")
@@ -58,11 +66,15 @@ struct BenchCommand: AsyncParsableCommand {
             }
             try await owner.choose([asset.identifier], for: pick.pick)
             guard let item = try await picked.first else { throw ValidationError("the benchmark pick came back empty") }
+            if local {
+                return try await BenchLocalLoad(app: app, token: item.itemProvider.descriptor.token, rounds: max(rounds, 1)).run()
+            }
 
             for pid in [processes.auth.processIdentifier, processes.picker.processIdentifier, getpid()] { ProcessMemory.resetPeak(of: pid) }
             let bar = ProgressBar("lightbox load")
             let lightboxStart = ContinuousClock.now
-            let provider = ItemProvider(item.itemProvider.descriptor, connection: app)
+            var provider = ItemProvider(item.itemProvider.descriptor, connection: app)
+            provider.delivery = .stream
             let completion = try await provider.loadFileRepresentation(to: work.appendingPathComponent("out-lightbox"),
                                                                        credit: credit, chunkSize: chunkKb << 10) {
                 bar.update(bytes: $0.completed, of: $0.total)

@@ -59,6 +59,13 @@ public struct RegularFile: ~Copyable {
         return handle
     }
 
+    /// The descriptor, now the caller's to close.
+    public consuming func takeDescriptor() -> Int32 {
+        let descriptor = self.descriptor
+        discard self
+        return descriptor
+    }
+
     public consuming func close() {
         Glibc.close(descriptor)
         discard self

@@ -11,6 +11,7 @@ extension PickerService {
         .pick: .app { try await $0.startPick($1, $2) },
         .describe: .app { try await $0.describe($1, $2) },
         .load: .app { try await $0.load($1, $2) },
+        .open: .app { try await $0.open($1, $2) },
         .fetchAssets: .app { try await $0.fetchAssets($1, $2) },
         .queryAssets: .app { try await $0.queryAssets($1, $2) },
         .createAsset: .app { try await $0.createAsset($1, $2) },

@@ -67,6 +67,10 @@ public final class PickerService: Service {
     let decisions: LibraryDecisions
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
     private let authLink = Mutex<DealerConnection?>(nil)
+    /// Tickets of `provider.open`, presented on `deliverySocket`.
+    let fileTickets = FileTickets()
+    /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
+    let deliverySocket = Mutex<DeliverySocket?>(nil)
     let keys: KeyDirectory
     let logger: Logger
 
@@ -169,6 +173,14 @@ public final class PickerService: Service {
         let server = try RouterServer(serverConfiguration, logger: logger) { [self] request, responder in
             await handle(request, responder)
         }
+        // Without its delivery socket the picker still serves: provider.open answers badRequest
+        // and clients stream.
+        do {
+            try openDeliverySocket()
+        } catch {
+            logger.warning("no delivery by file descriptor", metadata: ["reason": "\(error)"])
+        }
+        defer { deliverySocket.withLock { $0 }?.close() }
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()
         try? await gracefulShutdown()
@@ -284,8 +296,26 @@ public final class PickerService: Service {
     func load(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let body = try request.body(LoadRequest.self)
-        let (capability, asset) = try await redeemed(body.token, by: app, for: request.op)
-        let requested = body.type ?? capability.types[0]
+        let loadable = try await loadable(body.token, as: body.type, by: app, for: request.op, responder: responder)
+        try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+                                      progress: { responder.progress($0) }) { [self] file in
+            try await stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
+                             app: app, operation: "load", responder: responder)
+        }
+    }
+
+    /// What a token's load delivers: its asset (the paired movie for a Live Photo's movie type)
+    /// with its original local, the representation asked for and the metadata to remove.
+    struct Loadable: Sendable {
+        var asset: AssetRecord
+        var representation: UTType
+        var stripping: MetadataStripping
+    }
+
+    /// Redeems `token` for a load (`provider.load`, `provider.open`) as `type`.
+    func loadable(_ token: String, as type: UTType?, by app: String, for op: OperationName, responder: Responder) async throws -> Loadable {
+        let (capability, asset) = try await redeemed(token, by: app, for: op)
+        let requested = type ?? capability.types[0]
         guard let registered = Representations.representation(answering: requested, among: capability.types) else {
             throw LightboxError(.typeNotRegistered, "This item provider has no \(requested) representation; it registers \(capability.types.map(\.identifier).joined(separator: ", ")).")
         }
@@ -296,11 +326,7 @@ public final class PickerService: Service {
         guard let local = try await localAsset(resource, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
-        try await withDeliverableFile(for: local, as: representation, stripping: capability.stripping,
-                                      progress: { responder.progress($0) }) { [self] file in
-            try await stream(local, file: file, as: representation, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "load",
-                       responder: responder)
-        }
+        return Loadable(asset: local, representation: representation, stripping: capability.stripping)
     }
 
     /// Streams a file under the client's credit and records how the load ended.

@@ -162,6 +162,9 @@ final class PartialFile {
 
     func write(_ data: Data) throws { try handle.write(contentsOf: data) }
 
+    /// The partial file's descriptor, for writers that copy descriptor to descriptor.
+    var descriptor: Int32 { handle.fileDescriptor }
+
     func discard() { try? FileManager.default.removeItem(at: partial) }
 
     /// rename(2) replaces an existing file atomically: the caller never sees a half-written one.

@@ -14,6 +14,9 @@ public struct LoadProgress: Sendable, Hashable {
 public struct ItemProvider: Sendable {
     public let descriptor: ItemProviderDescriptor
     let connection: DealerConnection
+    /// How loads reach this process: by default a read-only file descriptor from the picker's
+    /// delivery socket when connected over ipc://, else the credit stream.
+    public var delivery: LoadDelivery = .automatic
 
     public init(_ descriptor: ItemProviderDescriptor, connection: DealerConnection) {
         self.descriptor = descriptor
@@ -37,20 +40,29 @@ public struct ItemProvider: Sendable {
     public func loadDataRepresentation(
         for type: UTType? = nil, progress: @Sendable (LoadProgress) -> Void = { _ in }
     ) async throws -> Data {
+        if let delivered = try await openDelivered(type: type) {
+            return try await delivered.read(progress: progress)
+        }
         var data = Data()
         _ = try await stream(type: type, progress: progress) { data.append($0) }
         return data
     }
 
-    /// Streams the representation into a file at `destination` that the caller owns (it is not
-    /// deleted afterwards). Memory stays within `credit` chunks whatever the file's size.
+    /// Writes the representation into a file at `destination` that the caller owns (it is not
+    /// deleted afterwards): copied from a delivered descriptor, or streamed with memory within
+    /// `credit` chunks whatever the file's size.
     @discardableResult
     public func loadFileRepresentation(
         for type: UTType? = nil, to destination: URL, credit: Int = LoadRequest.defaultCredit,
         chunkSize: Int = LoadRequest.defaultChunkSize, progress: @Sendable (LoadProgress) -> Void = { _ in }
     ) async throws -> StreamCompletion {
         let file = try PartialFile(destination)
-        let completion = try await stream(type: type, credit: credit, chunkSize: chunkSize, progress: progress) { try file.write($0) }
+        let completion: StreamCompletion
+        if let delivered = try await openDelivered(type: type) {
+            completion = try await delivered.copy(to: file, progress: progress)
+        } else {
+            completion = try await stream(type: type, credit: credit, chunkSize: chunkSize, progress: progress) { try file.write($0) }
+        }
         try file.commit()
         return completion
     }

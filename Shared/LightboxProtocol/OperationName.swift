@@ -14,6 +14,9 @@ public struct OperationName: WireName {
     public static let pick = OperationName(rawValue: "picker.pick")
     public static let describe = OperationName(rawValue: "provider.describe")
     public static let load = OperationName(rawValue: "provider.load")
+    /// A one-time ticket for the picker's delivery socket, where a process on the same host
+    /// receives a read-only file descriptor instead of a stream (ipc:// connections only).
+    public static let open = OperationName(rawValue: "provider.open")
     /// Grants more chunks to a running stream; fire-and-forget, handled by the transport.
     public static let streamCredit = OperationName(rawValue: "stream.credit")
     /// Ends a running stream early; its request then ends with `cancelled`.

@@ -30,8 +30,10 @@ import Testing
         try await owner.cancel(try await harness.pendingPick(owner).pick)
         #expect(try await cancelled.isEmpty)
 
-        // describe, and a load whose bytes the audit must report.
-        let provider = try #require(items.first).itemProvider
+        // describe, and a streamed load whose bytes the audit must report (a delivered descriptor's
+        // line is FileDescriptorDeliveryTests').
+        var provider = try #require(items.first).itemProvider
+        provider.delivery = .stream
         _ = try await provider.describe()
         let loaded = try await provider.loadDataRepresentation()
 
@@ -151,8 +153,9 @@ import Testing
         let stolenUses = try await entries(settings, app: "thief", operation: "describe", atLeast: 1)
         #expect(stolenUses.map(\.outcome) == ["refused:wrongApp"])
         #expect(stolenUses.first?.asset != nil)
-        #expect(try await entries(settings, app: "thief", operation: "load", atLeast: 1).map(\.outcome) == ["refused:tokenUnknown"])
-        #expect(try await entries(settings, app: "demo", operation: "load", atLeast: 1).map(\.outcome) == ["refused:tokenRevoked"])
+        // Over ipc the client loads with provider.open first: its refusals are the "open" lines.
+        #expect(try await entries(settings, app: "thief", operation: "open", atLeast: 1).map(\.outcome) == ["refused:tokenUnknown"])
+        #expect(try await entries(settings, app: "demo", operation: "open", atLeast: 1).map(\.outcome) == ["refused:tokenRevoked"])
         #expect(try await entries(settings, app: "demo", operation: "describe", atLeast: 1).map(\.outcome) == ["refused:tokenExpired"])
     }
 

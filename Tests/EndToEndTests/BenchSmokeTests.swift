@@ -35,6 +35,14 @@ import Testing
         #expect(output.contains("service.ping, 1 client, alone: p50 "))
     }
 
+    @Test func benchLoadLocalComparesDescriptorDeliveryWithCat() async throws {
+        let (output, status) = try await lightbox(["bench", "load", "--local", "--size-mb", "4", "--rounds", "1"])
+        #expect(status == 0, "bench load --local failed:\n\(output)")
+        for line in ["provider.open + descriptor read :", "cat FILE > /dev/null            :", "ratio lightbox/cat              :"] {
+            #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
+        }
+    }
+
     @Test func benchScaleImportsAndMeasuresASmallLibrary() async throws {
         let (output, status) = try await lightbox(["bench", "scale", "--count", "60", "--selection", "30", "--repeats", "1"])
         #expect(status == 0, "bench scale failed:\n\(output)")

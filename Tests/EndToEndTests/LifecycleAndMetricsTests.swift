@@ -33,7 +33,8 @@ struct LifecycleAndMetricsTests {
         #expect(waiting.value("lightbox_pending_picks") == 1)
         let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == "harbour.jpg" })
         try await owner.choose([asset.identifier], for: pick.pick)
-        let provider = try #require(try await items.first).itemProvider
+        var provider = try #require(try await items.first).itemProvider
+        provider.delivery = .stream
         let data = try await provider.loadDataRepresentation { _ in }
 
         let picker = try await Scrape.metrics(port: pickerPort)

@@ -11,9 +11,7 @@ import Testing
 
 
     func metadata(of data: Data, _ harness: ServiceHarness) throws -> MediaMetadata {
-        let url = harness.root.appendingPathComponent("delivered-\(UUID().uuidString)")
-        try data.write(to: url)
-        return try MetadataReader.read(fileAt: url)
+        try harness.metadata(of: data)
     }
 
     @Test func describeAndLibraryPropertiesLookLikeImageIO() async throws {

@@ -3,6 +3,7 @@ import LightboxClient
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import Media
 import Synchronization
 import Testing
 
@@ -33,12 +34,12 @@ final class ServiceHarness: @unchecked Sendable {
     let authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
-         pickerOptions: [String] = [], authOptions: [String] = []) throws {
+         pickerOptions: [String] = [], authOptions: [String] = [], pickerEndpoint: String? = nil) throws {
         // ipc paths must stay under ~100 characters.
         root = URL(fileURLWithPath: "/tmp/lbe-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        directory = ServiceDirectory(dataDirectory: root.appendingPathComponent("data"),
-                                     authEndpoint: "ipc://\(root.path)/auth.sock", pickerEndpoint: "ipc://\(root.path)/picker.sock")
+        directory = ServiceDirectory(dataDirectory: root.appendingPathComponent("data"), authEndpoint: "ipc://\(root.path)/auth.sock",
+                                     pickerEndpoint: pickerEndpoint ?? "ipc://\(root.path)/picker.sock")
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         for folder in importFolders { arguments += ["--import", folder.path] }
         pickerArguments = arguments + pickerOptions
@@ -48,10 +49,10 @@ final class ServiceHarness: @unchecked Sendable {
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
                       pickerOptions: [String] = [], authOptions: [String] = [], umask: String? = nil,
-                      environment: [String: String] = [:],
+                      environment: [String: String] = [:], pickerEndpoint: String? = nil,
                       beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
-                                         pickerOptions: pickerOptions, authOptions: authOptions)
+                                         pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
         harness.umask = umask
         harness.environment = environment
         try beforeStart(harness)
@@ -270,6 +271,15 @@ extension KeyDirectory {
 }
 
 func sha256(_ url: URL) throws -> String { try SHA256Hasher.hex(fileAt: url) }
+
+extension ServiceHarness {
+    /// The metadata of delivered bytes, read the way the picker reads a file.
+    func metadata(of data: Data) throws -> MediaMetadata {
+        let url = root.appendingPathComponent("delivered-\(UUID().uuidString)")
+        try data.write(to: url)
+        return try MetadataReader.read(fileAt: url)
+    }
+}
 
 /// The code of the LightboxError an operation throws, or nil when it succeeds.
 func errorCode<T>(_ operation: () async throws -> T) async -> ErrorCode? {

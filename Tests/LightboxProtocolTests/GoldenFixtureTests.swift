@@ -22,6 +22,7 @@ import Testing
     @Test func requestsRoundTrip() throws {
         try assertRoundTrip("pick-request.json", as: RequestEnvelope<PickRequest>.self)
         try assertRoundTrip("load-request.json", as: RequestEnvelope<LoadRequest>.self)
+        try assertRoundTrip("open-request.json", as: RequestEnvelope<OpenRequest>.self)
         try assertRoundTrip("stream-credit.json", as: RequestEnvelope<StreamCredit>.self)
         try assertRoundTrip("register-app-request.json", as: RequestEnvelope<RegisterAppRequest>.self)
         try assertRoundTrip("choose-request.json", as: RequestEnvelope<ChooseRequest>.self)
@@ -36,6 +37,7 @@ import Testing
         try assertRoundTrip("pick-reply.json", as: ReplyEnvelope<PickResponse>.self)
         try assertRoundTrip("chunk-reply.json", as: ReplyEnvelope<ChunkHeader>.self)
         try assertRoundTrip("load-completion.json", as: ReplyEnvelope<StreamCompletion>.self)
+        try assertRoundTrip("open-reply.json", as: ReplyEnvelope<FileTicket>.self)
         try assertRoundTrip("error-reply.json", as: ReplyEnvelope<ErrorBody>.self)
         try assertRoundTrip("pending-reply.json", as: ReplyEnvelope<PendingPicksResponse>.self)
         try assertRoundTrip("prompt-shown-event.json", as: ReplyEnvelope<PromptShown>.self)
@@ -47,7 +49,18 @@ import Testing
 
     @Test func everyFixtureIsChecked() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
-        #expect(names.count == 20)
+        #expect(names.count == 22)
+    }
+
+    /// The delivery socket's answer lines (not envelopes: one JSON object and a newline).
+    @Test func deliveryAnswersSayOkWithTheSizeOrWhy() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        #expect(String(decoding: try encoder.encode(DeliveryAnswer.delivered(fileSize: 31859)), as: UTF8.self)
+                == #"{"fileSize":31859,"status":"ok"}"#)
+        let refusal = DeliveryAnswer.refused(LightboxError(.tokenUnknown, "This delivery ticket is not known."))
+        #expect(String(decoding: try encoder.encode(refusal), as: UTF8.self)
+                == #"{"code":"tokenUnknown","message":"This delivery ticket is not known.","status":"error"}"#)
     }
 
     @Test func pickRequestCarriesTheConfiguration() throws {

@@ -54,6 +54,8 @@ def test_owner_chooses_and_app_loads(services, app_connection, owner_thread, own
     result = results[0]
     assert result.asset_identifier == owner.chosen[0]
     provider = result.item_provider
+    # The credit stream itself (over ipc the client would take a descriptor: test_descriptor_delivery).
+    provider.delivery = "stream"
     assert provider.suggested_name == "harbour"
     assert provider.registered_type_identifiers == ["public.jpeg"]
     assert provider.token.startswith("lbt_")

@@ -14,6 +14,7 @@ import pytest
 
 from lightbox import picker, protocol
 from lightbox import protocol as lb
+from lightbox.delivery import FileTicket, open_request_body
 
 FIXTURES = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "Tests", "Fixtures"))
 GOLDEN = os.path.join(FIXTURES, "golden")
@@ -44,6 +45,7 @@ REQUEST_BUILDERS = {
     "pick-request.json": lambda: lb.build_request("picker.pick", lb.pick_request_body(
         selection_limit=2, filter={"any": ["images", {"not": "videos"}]}, ordered=True, photo_library=True)),
     "load-request.json": lambda: lb.build_request("provider.load", lb.load_request_body("lbt_AAAA", type="public.image")),
+    "open-request.json": lambda: lb.build_request("provider.open", open_request_body("lbt_AAAA", type="public.image")),
     "stream-credit.json": lambda: lb.build_request("stream.credit", lb.stream_credit_body("req-2", 4)),
     "choose-request.json": lambda: lb.build_request("owner.choose", lb.choose_request_body(
         "pick-abc123", ["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
@@ -63,7 +65,7 @@ REQUEST_BUILDERS = {
 REPLY_FIXTURES = {
     "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
     "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json", "audit-reply.json",
-    "library-change-event.json",
+    "library-change-event.json", "open-reply.json",
 }
 
 
@@ -167,6 +169,13 @@ def test_load_completion():
         type="public.jpeg", suggested_name="harbour")
     # The digest is the SHA-256 of 1 MiB of zero bytes, the body the golden chunks describe.
     assert hashlib.sha256(bytes(1048576)).hexdigest() == completion.sha256
+
+
+def test_open_reply_is_a_file_ticket():
+    reply = lb.parse_reply(json.dumps(load("open-reply.json")).encode())
+    ticket = FileTicket.from_json(reply.body)
+    assert ticket.ticket.startswith("lbf_") and ticket.socket.endswith("picker.sock.delivery")
+    assert (ticket.file_size, ticket.type, ticket.suggested_name, ticket.expires_in) == (31859, "public.jpeg", "harbour", 30)
 
 
 def test_pending_reply():

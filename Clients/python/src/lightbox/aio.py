@@ -19,6 +19,7 @@ from typing import Any, AsyncIterator, Callable, Deque, Dict, List, Optional, Se
 import zmq
 import zmq.asyncio
 
+from .delivery import DeliveredFile, open_call, stream_instead
 from .errors import LightboxError
 from .image_manager import (ProgressCallback, VideoResult, cancel_image_call, image_exchange, properties_call,
                             video_exchange)
@@ -207,6 +208,10 @@ class AsyncItemProvider(ItemProviderBase[AsyncConnection]):
                         credit: int = DEFAULT_CREDIT, chunk_size: int = DEFAULT_CHUNK_SIZE,
                         timeout: float = 30.0) -> bytes:
         """Loads the whole representation into memory."""
+        delivered = await self._open_delivered(type, timeout)
+        if delivered is not None:
+            with delivered:
+                return await asyncio.to_thread(delivered.read, _on_loop(progress))
         parts: List[bytes] = []
         await self._require_connection().run(
             self._load_exchange(type, parts.append, progress, credit, chunk_size, timeout))
@@ -215,10 +220,40 @@ class AsyncItemProvider(ItemProviderBase[AsyncConnection]):
     async def load_file(self, path: PathLike, type: Optional[str] = None, progress: Optional[Progress] = None,
                         credit: int = DEFAULT_CREDIT, chunk_size: int = DEFAULT_CHUNK_SIZE,
                         timeout: float = 30.0) -> LoadCompletion:
-        """Streams the representation into ``path`` (replaced only once complete and checked)."""
+        """Writes the representation into ``path`` (replaced only once complete): copied from a
+        delivered descriptor (ipc endpoints), or streamed and checked."""
         connection = self._require_connection()
         with partial_file(path) as handle:
+            delivered = await self._open_delivered(type, timeout)
+            if delivered is not None:
+                with delivered:
+                    return await asyncio.to_thread(delivered.copy_to, handle, _on_loop(progress))
             return await connection.run(self._load_exchange(type, handle.write, progress, credit, chunk_size, timeout))
+
+    async def _open_delivered(self, type: Optional[str], timeout: float) -> Optional[DeliveredFile]:
+        """The representation as a delivered descriptor, or None when the stream should carry it."""
+        connection = self._require_connection()
+        if not self._tries_descriptor(connection.endpoint):
+            return None
+        try:
+            ticket = await connection.run(open_call(self.token, type, timeout))
+        except LightboxError as error:
+            if stream_instead(error):
+                return None
+            raise
+        return await asyncio.to_thread(DeliveredFile.present, ticket)
+
+
+def _on_loop(progress: Optional[Progress]) -> Optional[Progress]:
+    """``progress`` called on the running loop's thread, from whichever thread reports."""
+    if progress is None:
+        return None
+    loop = asyncio.get_running_loop()
+    report = progress
+
+    def relay(completed: int, total: int) -> None:
+        loop.call_soon_threadsafe(report, completed, total)
+    return relay
 
 
 class AsyncPhotoPicker:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any, Callable, Generic, List, Optional, Sequence, Type, TypeVar
 
+from .delivery import DeliveredFile, open_call, stream_instead, uses_descriptor_delivery
 from .errors import LightboxError
 from .protocol import (DEFAULT_CHUNK_SIZE, DEFAULT_CREDIT, Filter, JSONObject, LoadCompletion, Reply, ReplyStatus,
                        conforms_to, load_request_body, parse_date, pick_request_body, preferred_filename_extension)
@@ -28,6 +29,10 @@ class ItemProviderBase(Generic[C]):
         self.suggested_name = suggested_name
         self.expires_at = expires_at
         self.connection = connection
+        #: ``"automatic"``: over an ipc endpoint, loads take a read-only file descriptor from the
+        #: picker's delivery socket (``provider.open``), else or when that fails the credit stream;
+        #: ``"stream"``: always the credit stream (``provider.load``).
+        self.delivery = "automatic"
 
     @classmethod
     def from_json(cls: Type[P], body: JSONObject, connection: Optional[Any] = None) -> P:
@@ -63,6 +68,9 @@ class ItemProviderBase(Generic[C]):
             raise LightboxError("badRequest", "This item provider has no connection to the picker.")
         return self.connection
 
+    def _tries_descriptor(self, endpoint: str) -> bool:
+        return self.delivery == "automatic" and uses_descriptor_delivery(endpoint)
+
     def _describe_call(self, timeout: Optional[float]) -> Call[JSONObject]:
         return Call("provider.describe", {"token": self.token}, lambda body: body, timeout=timeout)
 
@@ -92,6 +100,10 @@ class ItemProvider(ItemProviderBase[Connection]):
     def load_data(self, type: Optional[str] = None, progress: Optional[Progress] = None,
                   credit: int = DEFAULT_CREDIT, chunk_size: int = DEFAULT_CHUNK_SIZE, timeout: float = 30.0) -> bytes:
         """Loads the whole representation into memory (prefer :meth:`load_file` for large files)."""
+        delivered = self._open_delivered(type, timeout)
+        if delivered is not None:
+            with delivered:
+                return delivered.read(progress)
         parts: List[bytes] = []
         self._require_connection().run(self._load_exchange(type, parts.append, progress, credit, chunk_size, timeout))
         return b"".join(parts)
@@ -99,15 +111,33 @@ class ItemProvider(ItemProviderBase[Connection]):
     def load_file(self, path: PathLike, type: Optional[str] = None, progress: Optional[Progress] = None,
                   credit: int = DEFAULT_CREDIT, chunk_size: int = DEFAULT_CHUNK_SIZE,
                   timeout: float = 30.0) -> LoadCompletion:
-        """Streams the representation into ``path``, which the caller owns.
+        """Writes the representation into ``path``, which the caller owns: copied from a delivered
+        descriptor (ipc endpoints), or streamed.
 
         Bytes go to a temporary file in the same folder that replaces ``path`` only once every byte
-        arrived and the digest matched, so nobody sees a half-written file. Memory stays within a
-        few chunks whatever the file's size.
+        arrived (and, streamed, the digest matched), so nobody sees a half-written file. Memory
+        stays within a few chunks whatever the file's size.
         """
         connection = self._require_connection()
         with partial_file(path) as handle:
+            delivered = self._open_delivered(type, timeout)
+            if delivered is not None:
+                with delivered:
+                    return delivered.copy_to(handle, progress)
             return connection.run(self._load_exchange(type, handle.write, progress, credit, chunk_size, timeout))
+
+    def _open_delivered(self, type: Optional[str], timeout: float) -> Optional[DeliveredFile]:
+        """The representation as a delivered descriptor, or None when the stream should carry it."""
+        connection = self._require_connection()
+        if not self._tries_descriptor(connection.endpoint):
+            return None
+        try:
+            ticket = connection.run(open_call(self.token, type, timeout))
+        except LightboxError as error:
+            if stream_instead(error):
+                return None
+            raise
+        return DeliveredFile.present(ticket)
 
 
 class PickerResult(Generic[P]):

@@ -1,0 +1,95 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Media
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `provider.open`: what `provider.load` would stream, handed to a process on this host as a
+/// read-only file descriptor on the delivery socket (`DeliverySocket`): the original or the cached
+/// derivative itself when nothing must change, a sealed memory copy when metadata is removed.
+extension PickerService {
+    func open(_ request: IncomingRequest, _ responder: Responder) async throws {
+        let app = try request.requireApp()
+        guard let process = request.peerCredentials, let socket = deliverySocket.withLock({ $0?.path }) else {
+            throw LightboxError(.badRequest, "provider.open needs an ipc:// connection to the picker (a process on the same host); use provider.load.")
+        }
+        let body = try request.body(OpenRequest.self)
+        let loadable = try await loadable(body.token, as: body.type, by: app, for: request.op, responder: responder)
+        let tickets = fileTickets
+        let ticket = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+                                                   progress: { responder.progress($0) }) { [self] file in
+            try await ticketForFile(file, loadable: loadable, app: app, process: process, tickets: tickets)
+        }
+        responder.succeed(FileTicket(ticket: ticket.ticket, socket: socket, fileSize: ticket.fileSize, type: loadable.representation,
+                                     suggestedName: loadable.asset.suggestedName, expiresIn: Int(tickets.lifetime.components.seconds)))
+    }
+
+    /// Opens `file` read-only (a sealed copy of it when metadata was removed) and gives the
+    /// descriptor to a new ticket for `process`.
+    private func ticketForFile(
+        _ file: URL, loadable: Loadable, app: String, process: PeerCredentials, tickets: FileTickets
+    ) async throws -> (ticket: String, fileSize: Int64) {
+        let opened: RegularFile
+        do {
+            opened = try RegularFile.open(file)
+        } catch {
+            logger.error("original missing", metadata: ["asset": "\(loadable.asset.identifier)", "error": "\(error)"])
+            throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
+        }
+        let size = opened.size
+        let descriptor = opened.takeDescriptor()
+        let sealed = loadable.stripping != .none
+        let reservation: FileTickets.Reservation
+        do {
+            reservation = try tickets.reserve(app: app, asset: loadable.asset.identifier, process: process, fileSize: size,
+                                              sealedBytes: sealed ? size : 0)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        var delivered = descriptor
+        if sealed {
+            let name = "lightbox-\(loadable.asset.identifier.prefix(8))"
+            do {
+                delivered = try await renderPool.run { try SealedCopy.make(of: descriptor, size: size, name: name) }
+                close(descriptor)
+            } catch {
+                close(descriptor)
+                tickets.cancel(reservation)
+                throw error
+            }
+        }
+        guard tickets.fill(reservation, with: delivered) else {
+            throw LightboxError(.timeout, "The file took longer to prepare than a delivery ticket lives; use provider.load.")
+        }
+        return (reservation.ticket, size)
+    }
+
+    /// Opens the delivery socket beside an ipc endpoint; over tcp there is none.
+    func openDeliverySocket() throws {
+        guard let path = DeliverySocket.path(besideEndpoint: configuration.endpoint) else { return }
+        let auditReporter = self.auditReporter
+        let logger = self.logger
+        let socket = try DeliverySocket(path: path, tickets: fileTickets, logger: logger) { outcome in
+            switch outcome {
+            case .delivered(let ticket, let peer):
+                auditReporter.record(app: ticket.app, operation: "open", assetCount: 1,
+                                     outcome: "delivered to pid \(peer.processID) uid \(peer.userID)", bytes: ticket.fileSize, asset: ticket.asset)
+            case .refused(let ticket, let peer, let error):
+                let presenter = peer.map { " by pid \($0.processID) uid \($0.userID)" } ?? ""
+                if let ticket {
+                    auditReporter.record(app: ticket.app, operation: "open", assetCount: 1, outcome: "refused:\(error.code)\(presenter)",
+                                         asset: ticket.asset)
+                } else {
+                    logger.notice("delivery ticket refused", metadata: ["presenter": "\(presenter)", "reason": "\(error.message)"])
+                }
+            case .expired(let ticket):
+                auditReporter.record(app: ticket.app, operation: "open", assetCount: 1, outcome: "expired", asset: ticket.asset)
+            }
+        }
+        deliverySocket.withLock { $0 = socket }
+    }
+}
