@@ -16,8 +16,8 @@ struct BenchCommand: AsyncParsableCommand {
             discussion: """
             Starts its own lightbox-auth and lightbox-picker on temporary endpoints and data, imports a \
             synthetic movie, picks it with a scripted owner and loads it; then runs the ZeroMQ Guide's \
-            credit-based transfer with the same mechanism (CURVE), chunk size and credit. Prints MB/s, \
-            the ratio, and the peak memory of every process.
+            credit-based transfer with the same mechanism (CURVE), chunk size and credit, in alternating \
+            rounds. Prints the median MB/s of each, their ratio, and the peak memory of every process.
 
             With --local, the same setup, then rounds that alternate a delivery by file descriptor \
             (provider.open, the picker's delivery socket, the descriptor read to its end) and \
@@ -30,7 +30,7 @@ struct BenchCommand: AsyncParsableCommand {
         @Option(help: "Chunks in flight (both runs).") var credit = LoadRequest.defaultCredit
         @Flag(help: "Time delivery by file descriptor (provider.open over ipc) against `cat FILE > /dev/null` of the same file, instead of the stream against bare ZeroMQ.")
         var local = false
-        @Option(help: "Rounds of each with --local (the medians are printed).") var rounds = 7
+        @Option(help: "Rounds of each, alternating (the medians are printed).") var rounds = 5
 
         func run() async throws {
             let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-\(getpid())")
@@ -70,20 +70,6 @@ struct BenchCommand: AsyncParsableCommand {
                 return try await BenchLocalLoad(app: app, token: item.itemProvider.descriptor.token, rounds: max(rounds, 1)).run()
             }
 
-            for pid in [processes.auth.processIdentifier, processes.picker.processIdentifier, getpid()] { ProcessMemory.resetPeak(of: pid) }
-            let bar = ProgressBar("lightbox load")
-            let lightboxStart = ContinuousClock.now
-            var provider = ItemProvider(item.itemProvider.descriptor, connection: app)
-            provider.delivery = .stream
-            let completion = try await provider.loadFileRepresentation(to: work.appendingPathComponent("out-lightbox"),
-                                                                       credit: credit, chunkSize: chunkKb << 10) {
-                bar.update(bytes: $0.completed, of: $0.total)
-            }
-            let lightboxSeconds = (ContinuousClock.now - lightboxStart).seconds
-            let lightboxPeaks = (auth: ProcessMemory.peakResidentBytes(of: processes.auth.processIdentifier) ?? 0,
-                                 picker: ProcessMemory.peakResidentBytes(of: processes.picker.processIdentifier) ?? 0,
-                                 client: ProcessMemory.peakResidentBytes())
-
             // The baseline: the same bytes over a bare CURVE pair, same chunk size and credit.
             let rawKeys = try CurveKeyPair.generate()
             let rawKeyFile = work.appendingPathComponent("raw.key")
@@ -95,29 +81,51 @@ struct BenchCommand: AsyncParsableCommand {
             try server.run()
             defer { server.terminate(); server.waitUntilExit() }
             try await Task.sleep(for: .milliseconds(300))
-            ProcessMemory.resetPeak(of: getpid())
-            let rawBar = ProgressBar("bare zeromq")
-            let rawStart = ContinuousClock.now
-            let raw = try BareFileTransfer.fetch(endpoint: rawEndpoint, serverKey: rawKeys.publicKey, keyPair: try CurveKeyPair.generate(),
-                                                 chunkSize: chunkKb << 10, credit: credit, to: work.appendingPathComponent("out-raw")) {
-                rawBar.update(bytes: $0, of: fileSize)
-            }
-            let rawSeconds = (ContinuousClock.now - rawStart).seconds
-            let rawPeaks = (server: ProcessMemory.peakResidentBytes(of: server.processIdentifier) ?? 0, client: ProcessMemory.peakResidentBytes())
 
-            guard completion.sha256 == raw.sha256, completion.bytes == fileSize else {
-                throw ValidationError("the two runs delivered different bytes (\(completion.bytes) vs \(raw.bytes))")
-            }
+            var provider = ItemProvider(item.itemProvider.descriptor, connection: app)
+            provider.delivery = .stream
             let mb = Double(fileSize) / 1e6
-            let lightboxRate = mb / lightboxSeconds
-            let rawRate = mb / rawSeconds
+            var lightboxRates: [Double] = []
+            var rawRates: [Double] = []
+            var lightboxPeaks = (auth: Int64(0), picker: Int64(0), client: Int64(0))
+            var rawPeaks = (server: Int64(0), client: Int64(0))
+            for round in 1...max(rounds, 1) {
+                for pid in [processes.auth.processIdentifier, processes.picker.processIdentifier, getpid()] { ProcessMemory.resetPeak(of: pid) }
+                let bar = ProgressBar("lightbox load \(round)")
+                let lightboxStart = ContinuousClock.now
+                let completion = try await provider.loadFileRepresentation(to: work.appendingPathComponent("out-lightbox"),
+                                                                           credit: credit, chunkSize: chunkKb << 10) {
+                    bar.update(bytes: $0.completed, of: $0.total)
+                }
+                lightboxRates.append(mb / (ContinuousClock.now - lightboxStart).seconds)
+                lightboxPeaks.auth = max(lightboxPeaks.auth, ProcessMemory.peakResidentBytes(of: processes.auth.processIdentifier) ?? 0)
+                lightboxPeaks.picker = max(lightboxPeaks.picker, ProcessMemory.peakResidentBytes(of: processes.picker.processIdentifier) ?? 0)
+                lightboxPeaks.client = max(lightboxPeaks.client, ProcessMemory.peakResidentBytes())
+
+                ProcessMemory.resetPeak(of: getpid())
+                let rawBar = ProgressBar("bare zeromq \(round)")
+                let rawStart = ContinuousClock.now
+                let raw = try BareFileTransfer.fetch(endpoint: rawEndpoint, serverKey: rawKeys.publicKey, keyPair: try CurveKeyPair.generate(),
+                                                     chunkSize: chunkKb << 10, credit: credit, to: work.appendingPathComponent("out-raw")) {
+                    rawBar.update(bytes: $0, of: fileSize)
+                }
+                rawRates.append(mb / (ContinuousClock.now - rawStart).seconds)
+                rawPeaks.server = max(rawPeaks.server, ProcessMemory.peakResidentBytes(of: server.processIdentifier) ?? 0)
+                rawPeaks.client = max(rawPeaks.client, ProcessMemory.peakResidentBytes())
+                guard completion.sha256 == raw.sha256, completion.bytes == fileSize else {
+                    throw ValidationError("the two runs delivered different bytes (\(completion.bytes) vs \(raw.bytes))")
+                }
+            }
+            let lightboxRate = BenchStatistics.median(lightboxRates)
+            let rawRate = BenchStatistics.median(rawRates)
             func mib(_ value: Int64) -> String { String(format: "%.1f MiB", Double(value) / 1_048_576) }
-            print("bench load: \(sizeMb) MiB, chunk \(chunkKb) KiB, credit \(credit), CURVE on both, ipc transport")
-            print(String(format: "  lightbox token load : %8.1f MB/s  (%.2f s)", lightboxRate, lightboxSeconds))
-            print(String(format: "  bare DEALER/ROUTER  : %8.1f MB/s  (%.2f s)", rawRate, rawSeconds))
-            print(String(format: "  ratio lightbox/bare : %8.2f", lightboxRate / rawRate))
-            print("  peak memory during the lightbox load: picker \(mib(lightboxPeaks.picker)), auth \(mib(lightboxPeaks.auth)), client \(mib(lightboxPeaks.client))")
-            print("  peak memory during the bare transfer: server \(mib(rawPeaks.server)), client \(mib(rawPeaks.client))")
+            print("bench load: \(sizeMb) MiB, chunk \(chunkKb) KiB, credit \(credit), CURVE on both, ipc transport, medians of \(lightboxRates.count) alternating rounds")
+            print(String(format: "  lightbox token load : %8.1f MB/s", lightboxRate))
+            print(String(format: "  bare DEALER/ROUTER  : %8.1f MB/s", rawRate))
+            print(String(format: "  ratio lightbox/bare : %8.2f   (rounds: %@)", lightboxRate / rawRate,
+                         zip(lightboxRates, rawRates).map { String(format: "%.2f", $0 / $1) }.joined(separator: " ")))
+            print("  peak memory during the lightbox loads: picker \(mib(lightboxPeaks.picker)), auth \(mib(lightboxPeaks.auth)), client \(mib(lightboxPeaks.client))")
+            print("  peak memory during the bare transfers: server \(mib(rawPeaks.server)), client \(mib(rawPeaks.client))")
         }
 
         func waitForOwnerKey(_ directory: ServiceDirectory) async throws -> CurveKeyPair {

@@ -41,8 +41,8 @@ struct BenchLocalLoad {
             lightboxRates.append(Double(read) / 1e6 / lightboxSeconds)
             catRates.append(Double(bytes) / 1e6 / catSeconds)
         }
-        let lightbox = Self.median(lightboxRates)
-        let baseline = Self.median(catRates)
+        let lightbox = BenchStatistics.median(lightboxRates)
+        let baseline = BenchStatistics.median(catRates)
         print("bench load --local: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB, \(rounds) rounds, page cache warm")
         print(String(format: "  provider.open + descriptor read : %8.1f MB/s (median)", lightbox))
         print(String(format: "  cat FILE > /dev/null            : %8.1f MB/s (median)", baseline))
@@ -92,11 +92,6 @@ struct BenchLocalLoad {
             guard stat(file, &info) == 0 else { throw LightboxError(.internal, "cannot stat \(file)") }
             return (seconds, Int64(info.st_size))
         }
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     /// Blocking calls on Dispatch's threads, not Swift's cooperative pool.

@@ -206,13 +206,13 @@ struct BenchOpsCommand: AsyncParsableCommand {
         print("bare DEALERs for the echo and the operations alike; the last column is the same operation through LightboxClient")
         print("operation                  clients     p50 µs     p99 µs    req/s  p50/echo  client p50 µs")
         for width in widths {
-            let echoP50 = Self.median(samples["echo/\(width)"]!.map { $0.p50.microseconds })
+            let echoP50 = BenchStatistics.median(samples["echo/\(width)"]!.map { $0.p50.microseconds })
             for name in ["echo"] + operations.map(\.name) {
                 let list = samples["\(name)/\(width)"]!
-                let p50 = Self.median(list.map { $0.p50.microseconds })
-                let p99 = Self.median(list.map { $0.p99.microseconds })
-                let rate = Self.median(list.map(\.perSecond))
-                let client = samples["\(name)/\(width)/client"].map { String(format: "%14.0f", Self.median($0.map { $0.p50.microseconds })) } ?? ""
+                let p50 = BenchStatistics.median(list.map { $0.p50.microseconds })
+                let p99 = BenchStatistics.median(list.map { $0.p99.microseconds })
+                let rate = BenchStatistics.median(list.map(\.perSecond))
+                let client = samples["\(name)/\(width)/client"].map { String(format: "%14.0f", BenchStatistics.median($0.map { $0.p50.microseconds })) } ?? ""
                 print(name.padding(toLength: 26, withPad: " ", startingAt: 0)
                       + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50) + client)
             }
@@ -264,8 +264,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
                                                headers: headers[client], window: window)
             })
         }
-        let echo = Self.median(echoRates)
-        let decisions = Self.median(fetchRates)
+        let echo = BenchStatistics.median(echoRates)
+        let decisions = BenchStatistics.median(fetchRates)
         print(String(format: "decisions/s: library.fetchAssets pipelined, %d clients × %d in flight: %.0f req/s (echo pipelined alike: %.0f req/s, ratio %.2f)",
                      concurrency, window, decisions, echo, echo / decisions))
     }
@@ -413,11 +413,6 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let sorted = times.sorted()
         return Sample(p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
                       perSecond: Double(times.count) / wall.seconds)
-    }
-
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
     struct ServeEcho: AsyncParsableCommand {

@@ -146,6 +146,6 @@ struct BenchScaleCommand: AsyncParsableCommand {
             try await call()
             times.append((ContinuousClock.now - start).seconds)
         }
-        return BenchOpsCommand.median(times)
+        return BenchStatistics.median(times)
     }
 }
