@@ -336,7 +336,10 @@ public final class PickerService: Service {
         let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
         let outcome: StreamOutcome
         do {
-            outcome = try await responder.stream(file: file, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName)
+            // The original as it was imported: its digest is known, and a copy damaged since fails the client's check.
+            let digest = file.standardizedFileURL == catalog.originalURL(of: asset).standardizedFileURL ? asset.contentHash : nil
+            outcome = try await responder.stream(file: file, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName,
+                                                 digest: digest)
         } catch {
             logger.error("original missing", metadata: ["asset": "\(asset.identifier)", "error": "\(error)"])
             throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")

@@ -2,7 +2,7 @@ import CSodium
 import Foundation
 
 /// SHA-256 over bytes fed in pieces (libsodium).
-public struct SHA256Hasher {
+public struct SHA256Hasher: Sendable {
     private var state = crypto_hash_sha256_state()
 
     public init() {

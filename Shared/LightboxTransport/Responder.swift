@@ -60,15 +60,16 @@ public struct Responder: Sendable {
         }
     }
 
-    /// Streams the file at `file` (see `stream(_:credit:chunkSize:type:suggestedName:)`). Throws
-    /// only when the file cannot be opened, before anything was sent.
-    public func stream(file: URL, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?) async throws -> StreamOutcome {
+    /// Streams the file at `file` (see `stream(_:credit:chunkSize:type:suggestedName:digest:)`).
+    /// Throws only when the file cannot be opened, before anything was sent.
+    public func stream(file: URL, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?,
+                       digest: String? = nil) async throws -> StreamOutcome {
         let handle = try await FileSystem.shared.openFile(forReadingAt: FilePath(file.path), options: .init())
         let outcome: StreamOutcome
         do {
             let size = try await handle.info().size
             outcome = await stream(FileChunkSource(handle: handle, totalBytes: size), credit: credit, chunkSize: chunkSize,
-                                   type: type, suggestedName: suggestedName)
+                                   type: type, suggestedName: suggestedName, digest: digest)
         } catch {
             try? await handle.close()
             throw error
@@ -80,7 +81,11 @@ public struct Responder: Sendable {
     /// Sends `source` as `chunk` replies under the client's credit and ends with an `ok` carrying a
     /// `StreamCompletion`; returns when it is done. A chunk goes out only when the client has granted
     /// credit for it and the connection has room; the next chunk is read while one is being sent.
-    public func stream(_ source: some ChunkSource, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?) async -> StreamOutcome {
+    /// The completion's SHA-256 is `digest` when the caller knows what the bytes must hash to (an
+    /// original, hashed when it was imported: a copy damaged since then fails the client's check),
+    /// else computed from the bytes as they are sent.
+    public func stream(_ source: some ChunkSource, credit: Int, chunkSize: Int, type: UTType?, suggestedName: String?,
+                       digest: String? = nil) async -> StreamOutcome {
         let id = requestID
         let started: Result<Void, StreamInterruption> = await onLoop { handler in
             Result { () throws(StreamInterruption) in try handler.startStream(id, credit: max(1, credit)) }
@@ -94,30 +99,31 @@ public struct Responder: Sendable {
         }
         streams.add(1)
         defer { streams.add(-1) }
-        let outcome = await send(source, chunkSize: chunkSize, type: type, suggestedName: suggestedName)
+        let outcome = await send(source, chunkSize: chunkSize, type: type, suggestedName: suggestedName, digest: digest)
         connection.onLoop { $0.endStream(id) }
         return outcome
     }
 
-    private func send(_ source: some ChunkSource, chunkSize: Int, type: UTType?, suggestedName: String?) async -> StreamOutcome {
-        var hasher = SHA256Hasher()
+    private func send(_ source: some ChunkSource, chunkSize: Int, type: UTType?, suggestedName: String?, digest: String?) async -> StreamOutcome {
+        func size(from offset: Int64) -> Int { Int(max(0, min(Int64(chunkSize), source.totalBytes - offset))) }
         var completed: Int64 = 0
         do {
-            var chunk = try await source.read(at: 0, upTo: Int(min(Int64(chunkSize), source.totalBytes)))
+            let hashing: SHA256Hasher? = digest == nil ? SHA256Hasher() : nil
+            var (chunk, hasher) = try await Self.read(source, at: 0, upTo: size(from: 0), hashingAfter: hashing)
             while chunk.readableBytes > 0 {
                 let end = completed + Int64(chunk.readableBytes)
-                async let following = source.read(at: end, upTo: Int(max(0, min(Int64(chunkSize), source.totalBytes - end))))
+                let hashedSoFar = hasher
+                async let following = Self.read(source, at: end, upTo: size(from: end), hashingAfter: hashedSoFar)
                 try await waitUntilSendable()
-                chunk.withUnsafeReadableBytes { hasher.update($0) }
                 let header = ChunkHeader(offset: completed, length: chunk.readableBytes, completed: end, total: source.totalBytes)
                 guard let headerFrame = self.header(.chunk, header) else { return .failed("unencodable chunk header") }
                 let frames: [OutboundPayload] = [.data(headerFrame), .buffer(chunk)]
                 connection.onLoop { [requestID] in $0.sendChunk(requestID, frames) }
                 RequestMetrics.streamed(bytes: chunk.readableBytes)
                 completed = end
-                chunk = try await following
+                (chunk, hasher) = try await following
             }
-            succeed(StreamCompletion(bytes: completed, sha256: hasher.finalize(), type: type, suggestedName: suggestedName))
+            succeed(StreamCompletion(bytes: completed, sha256: digest ?? hasher?.finalize() ?? "", type: type, suggestedName: suggestedName))
             return .completed(bytes: completed)
         } catch let interruption as StreamInterruption {
             switch interruption {
@@ -137,6 +143,21 @@ public struct Responder: Sendable {
             fail(LightboxError(.badMedia, "Reading the file failed: \(error)"))
             return .failed("\(error)")
         }
+    }
+
+    /// The next chunk, and `hasher` (when the stream hashes) having taken it in. Hashing costs more
+    /// than sealing the chunk, so it runs on Swift's shared executor, beside the connection's event
+    /// loop, which is left to seal and write what is already read.
+    private static func read(_ source: some ChunkSource, at offset: Int64, upTo count: Int,
+                             hashingAfter hasher: SHA256Hasher?) async throws -> (ByteBuffer, SHA256Hasher?) {
+        let chunk = try await source.read(at: offset, upTo: count)
+        guard let hasher else { return (chunk, nil) }
+        let hashed = await withTaskExecutorPreference(globalConcurrentExecutor) {
+            var hasher = hasher
+            chunk.withUnsafeReadableBytes { hasher.update($0) }
+            return hasher
+        }
+        return (chunk, hashed)
     }
 
     /// Returns once the stream may send its next chunk (see `CurveRouterConnection.waitUntilSendable`).

@@ -49,6 +49,33 @@ import Testing
         #expect(description.fileSize == Int64(try Data(contentsOf: original).count))
     }
 
+    /// A streamed original's digest is the one taken at import: a copy damaged on disk since then
+    /// is caught by the client's check instead of being handed over as the photo.
+    @Test func anOriginalDamagedAfterImportFailsTheClientsDigestCheck() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        let app = try await harness.registerApp("demo")
+        let items = try await harness.pick(as: app) { assets in assets.filter { $0.fileName == "harbour.jpg" }.map(\.identifier) }
+        var provider = try #require(items.first).itemProvider
+        provider.delivery = .stream
+        let original = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))
+        #expect(try await provider.loadDataRepresentation() == original)
+
+        let originals = harness.directory.dataDirectory.appendingPathComponent("picker/originals")
+        let stored = try #require(FileManager.default.subpaths(atPath: originals.path)?
+            .map { originals.appendingPathComponent($0) }
+            .first { (try? Data(contentsOf: $0)) == original })
+        var damaged = original
+        damaged[damaged.count / 2] ^= 0xFF
+        try damaged.write(to: stored)
+        do {
+            _ = try await provider.loadDataRepresentation()
+            Issue.record("a damaged original must not be delivered as if it were the photo")
+        } catch let error as LightboxError {
+            #expect(error.message.contains("digest"), "\(error)")
+        }
+    }
+
     @Test func withoutLibraryBindingResultsCarryNoIdentifier() async throws {
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
