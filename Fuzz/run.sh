@@ -21,6 +21,9 @@ TARGETS=("$@")
 # One product at a time: building the whole package would also build the root package's own
 # executables with -sanitize=fuzzer, which cannot link. lld (from the Swift toolchain): GNU gold
 # fails on these executables' debug info.
+# The fuzz package builds the repository's sources from outside its own folder, so SwiftPM does not
+# notice a source file added or removed there: the build plan is made afresh each run.
+rm -f "$ROOT/.build-fuzz/debug.yaml" "$ROOT"/.build-fuzz/*/debug/description.json
 for target in "${TARGETS[@]}"; do
     swift build --package-path Fuzz/LightboxFuzz -c debug --scratch-path .build-fuzz --product "fuzz-$target" \
         -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library -Xswiftc -use-ld=lld 2>&1 \
