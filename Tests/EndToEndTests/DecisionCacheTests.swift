@@ -66,14 +66,16 @@ import Testing
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
         try await harness.registerApp("hoarder", preventAutomaticLimitedAccessAlert: true)
-        let settings = try await harness.settings()
+        // Writing 100,000 selection rows and announcing them to the picker is the slowest request
+        // in the suite: on a busy machine it needs more than the usual wait for an answer.
+        let settings = try await harness.settings(timeout: .seconds(60))
         let everything = try await harness.owner().assets().map(\.identifier)
         // Three real assets among 100,000 identifiers (far past SQLite's 32,766 variables).
         let selection = (0..<99_997).map { String(format: "00000000-0000-0000-0000-%012d/L0/001", $0) } + Array(everything.prefix(3))
         try await settings.setAccess(SetAccessRequest(app: "hoarder", readWrite: .limited, selection: selection))
         #expect(try await settings.apps().first { $0.app == "hoarder" }?.selectionCount == 100_000)
 
-        let library = try await harness.library(for: "hoarder")
+        let library = try await harness.library(for: "hoarder", timeout: .seconds(60))
         let page = try await library.fetchAssets(AssetQuery(limit: 10))
         #expect(page.total == 3)
         #expect(Set(page.assets.map(\.identifier)) == Set(everything.prefix(3)))
