@@ -30,7 +30,8 @@ test: build asan
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests
 
-## Throughput of a token load against bare ZeroMQ, same run.
+## Builds lightbox-bench (Bench/: the benchmarks, not installed) with the services it measures, then
+## times a token load against bare ZeroMQ in the same run; `lightbox bench --help` lists the others.
 bench: build
 	$(BIN)/lightbox bench load
 
@@ -48,6 +49,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 INSTALL_FROM ?= .build/release
+# lightbox-bench is not among them: benchmarks are for people working on Lightbox (`make bench`).
 EXECUTABLES := lightbox lightbox-auth lightbox-picker lightbox-surface
 
 release: deps

@@ -9,6 +9,8 @@ let package = Package(
         .executable(name: "lightbox-auth", targets: ["AuthServer"]),
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
         .executable(name: "lightbox-surface", targets: ["SurfaceServer"]),
+        // Not installed: `make bench` builds it and `lightbox bench …` runs it.
+        .executable(name: "lightbox-bench", targets: ["LightboxBench"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
         // For the fuzz package (Fuzz/), which builds the wire decoding, ZMTP reading and the media readers instrumented.
         .library(name: "LightboxProtocol", targets: ["LightboxProtocol"]),
@@ -124,14 +126,29 @@ let package = Package(
             dependencies: ["Surface", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/SurfaceServer"
         ),
+        // What `lightbox` and `lightbox-bench` share: the services as child processes, progress on stderr.
+        .target(
+            name: "LightboxCommandLineSupport",
+            dependencies: ["LightboxClient", "LightboxTransport", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Clients/LightboxCommandLineSupport"
+        ),
         .executableTarget(
             name: "LightboxCLI",
             dependencies: [
-                "LightboxClient", "LightboxTransport", "Media",
+                "LightboxClient", "LightboxCommandLineSupport", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Clients/lightbox"
+        ),
+        // The benchmarks and their bare ZeroMQ baselines (Bench/Baselines), apart from what ships.
+        .executableTarget(
+            name: "LightboxBench",
+            dependencies: [
+                "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxProtocol", "LightboxTransport", "Media",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Bench"
         ),
 
         .testTarget(name: "LightboxProtocolTests", dependencies: ["LightboxProtocol"], path: "Tests/LightboxProtocolTests"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxCommandLineSupport
 import LightboxProtocol
 
 struct LibraryCommand: AsyncParsableCommand {

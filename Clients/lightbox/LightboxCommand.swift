@@ -1,5 +1,5 @@
 import ArgumentParser
-import LightboxTransport
+import LightboxCommandLineSupport
 
 @main
 struct LightboxCommand: AsyncParsableCommand {
@@ -20,17 +20,11 @@ struct LightboxCommand: AsyncParsableCommand {
         ])
 
     /// Keys and app files the CLI writes into the data folder are private, whatever the umask.
+    /// `bench` goes to lightbox-bench as it is, `--help` and all.
     static func main() async {
-        PrivateDataFolder.restrictNewFiles()
-        do {
-            var command = try parseAsRoot()
-            if var command = command as? AsyncParsableCommand {
-                try await command.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: error)
+        if CommandLine.arguments.dropFirst().first == BenchCommand.configuration.commandName {
+            BenchCommand.handOver(Array(CommandLine.arguments.dropFirst(2)))
         }
+        await mainWithPrivateFiles()
     }
 }

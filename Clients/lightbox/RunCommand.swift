@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxCommandLineSupport
 import LightboxTransport
 import Logging
 import ServiceLifecycle
@@ -74,7 +75,7 @@ private struct LocalServices: Service {
                     throw ExitCode.failure
                 }
                 let delay = restarts.delay(for: service)
-                note("\(service.rawValue) \(ServiceRestarts.describe(process)); starting it again in \(delay)")
+                note("\(service.rawValue) \(process.exitDescription); starting it again in \(delay)")
                 try? await Task.sleep(for: delay)
                 guard !Task.isShuttingDownGracefully, !Task.isCancelled else { break }
                 do {
@@ -103,13 +104,5 @@ struct ServiceRestarts {
         }
         last[service] = (now + delay, delay)
         return delay
-    }
-
-    /// "was killed by signal 11 (SIGSEGV)" or "exited with status 1".
-    static func describe(_ process: Process) -> String {
-        let status = process.terminationStatus
-        guard process.terminationReason == .uncaughtSignal else { return "exited with status \(status)" }
-        let name = strsignal(status).map { String(cString: $0) } ?? "unknown"
-        return "was killed by signal \(status) (\(name))"
     }
 }

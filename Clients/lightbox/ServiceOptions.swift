@@ -49,8 +49,3 @@ struct ServiceOptions: ParsableArguments {
         try await directory.connectToPicker(as: try appKeyPair(app), timeout: .seconds(timeout))
     }
 }
-
-/// Prints a line on standard error (progress and notes stay out of piped output).
-func note(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}

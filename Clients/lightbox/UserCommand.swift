@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxCommandLineSupport
 import LightboxProtocol
 
 extension SetAccessRequest.ReadWrite: ExpressibleByArgument {}

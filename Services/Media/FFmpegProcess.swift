@@ -8,7 +8,7 @@ import Synchronization
 /// fed a hostile or broken movie may crash, spin or allocate without bound. In a child that ends
 /// the child, not the service and every app's requests with it; and the kernel enforces the
 /// budgets with no cooperation from the decoder: `prlimit --as` caps the child's address space, and
-/// SIGKILL ends it at its deadline. The costs (a process start, tens of milliseconds, and the result
+/// SIGKILL ends it at its deadline. The costs (a process start, and the result
 /// going through a file) are small next to a transcode. The readers (`MovieReader`) keep using
 /// libavformat in process: they parse headers only, under a deadline, and decode nothing.
 public enum FFmpegProcess {

@@ -112,9 +112,9 @@ public enum ImageRenderer {
 
     /// The thumbnail of an image that fits the box as it is and that libvips' thumbnail would pass
     /// through unchanged (a JPEG or PNG of 8-bit sRGB or grey pixels without alpha, orientation or
-    /// embedded profile): the image loaded once and encoded, the same bytes the pipeline gives at
-    /// about two thirds of its cost (the pipeline loads the image twice and runs its steps as
-    /// operations of their own). An import proves small images by the thousand this way. Nil when
+    /// embedded profile): the image loaded once and encoded, the same bytes the pipeline gives for
+    /// less work (the pipeline loads the image twice and runs its steps as operations of their
+    /// own). An import proves small images by the thousand this way. Nil when
     /// the image needs the pipeline; only its header has been read then.
     static func encodedAsIs(
         _ url: URL, contents: UnsafeRawBufferPointer?, metadata: MediaMetadata, box: (width: Int, height: Int),

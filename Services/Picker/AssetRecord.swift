@@ -49,13 +49,13 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
 
     var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet) }
 
-    /// Read on every describe, with `WireJSONDecoder` (JSONDecoder's fixed costs were a seventh of a describe's time).
+    /// Read on every describe, with `WireJSONDecoder` (without JSONDecoder's fixed work per call).
     var imageProperties: [String: JSONValue] {
         (try? WireJSONDecoder.decode([String: JSONValue].self, from: Data(properties.utf8))) ?? [:]
     }
 
     /// The EXIF orientation (1–8) among `properties`, decoded without building the whole dictionary
-    /// (which cost a cached thumbnail request a tenth of its time).
+    /// (which every cached thumbnail request would otherwise pay for).
     var orientation: Int? {
         struct OrientationOnly: Decodable {
             var Orientation: Double?

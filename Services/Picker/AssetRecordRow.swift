@@ -5,11 +5,11 @@ import LightboxProtocol
 import LightboxStorage
 
 /// Reads asset rows in one pass over their columns, by position. GRDB's Decodable path looks every
-/// column up by name, case-insensitively, for every row (a tenth of the picker's time on library
-/// calls); its positional `Row` subscripts decode each value through generic code that looks up
-/// type metadata per column (a sixth of a page's time); and its row cursor builds a dictionary of
-/// the column names every time a statement runs. Fetches by identifier step the SQLite statement
-/// themselves (`read(from:)`), other reads go through `init(row:)`; both share `init(columns:)`.
+/// column up by name, case-insensitively, for every row; its positional `Row` subscripts decode
+/// each value through generic code that looks up type metadata per column; and its row cursor
+/// builds a dictionary of the column names every time a statement runs. Fetches by identifier step
+/// the SQLite statement themselves (`read(from:)`), other reads go through `init(row:)`; both share
+/// `init(columns:)`.
 extension AssetRecord {
     /// Every column, in `AssetField` order: the SELECT list `read(from:)` expects.
     static let columnList = AssetField.allCases.map(\.rawValue).joined(separator: ", ")

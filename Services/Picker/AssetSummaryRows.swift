@@ -5,8 +5,8 @@ import LightboxProtocol
 /// Library pages as apps and the owner see them: the summary's eleven columns, read straight off
 /// the SQLite statement into `AssetSummary` values. Reading whole records for a page (the hash,
 /// the stored paths and the properties JSON too) through GRDB's row cursor, which builds a
-/// column-name dictionary for every page, then making summaries of them, took about a sixth of a
-/// `library.query`'s CPU time (perf).
+/// column-name dictionary for every page, then making summaries of them, is work a page does not
+/// need.
 enum AssetSummaryRows {
     /// The columns a page selects, in the order `fetchAll` reads them.
     static let columns = "identifier, fileName, type, mediaType, subtypes, pixelWidth, pixelHeight, duration, fileSize, creationDate, isInCloud"

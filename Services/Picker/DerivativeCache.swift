@@ -9,8 +9,8 @@ import Synchronization
 /// more files). Use is recorded on disk only, as each file's access time, set explicitly to a
 /// strictly increasing stamp (whatever the mount's atime policy or its clock's granularity); the
 /// modification time stays the time the file was made. Nothing per file is kept in memory: a
-/// library of a million assets has a million thumbnails, and an index of them cost the picker
-/// ~300 bytes each (bench scale, 1,000,000 assets: 410 MiB peak). Eviction scans the folder on the
+/// library of a million assets has a million thumbnails, and an index of them would grow the
+/// picker's memory with the library (`bench scale` prints its peak). Eviction scans the folder on the
 /// pool instead. A file in use (inside `withFile`) is never removed, so the folder can be over its
 /// quota by the files being read at that moment.
 ///
@@ -18,8 +18,8 @@ import Synchronization
 /// as child processes under their own budget and slots (`file(hash:kind:make:)`).
 actor DerivativeCache {
     let folder: URL
-    /// `folder`'s path: a derivative's URL is built from it as a string, at a third of
-    /// `appendingPathComponent`'s cost (its parts are a hex hash and our own kind names).
+    /// `folder`'s path: a derivative's URL is built from it as a string, skipping the checks of
+    /// `appendingPathComponent` (its parts are a hex hash and our own kind names).
     private let folderPath: String
     let quota: Int64
     let pool: BlockingWorkPool

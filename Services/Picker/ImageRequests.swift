@@ -200,7 +200,7 @@ extension PickerService {
     /// read from the page cache, shorter than a wait in the pool's queue behind renderings), a
     /// larger one on the render pool.
     func readRendition(_ url: URL) async throws -> Rendered {
-        // stat(2) directly: URL.resourceValues cost a cached thumbnail a sixth of its time.
+        // stat(2) directly: URL.resourceValues does far more than a cached thumbnail needs.
         var status = stat()
         if stat(url.path, &status) == 0, status.st_size <= Self.readInPlaceBytes { return try Self.rendered(at: url) }
         return try await renderPool.run { try Self.rendered(at: url) }

@@ -117,7 +117,7 @@ struct IngestedFile: Sendable {
     }
 
     /// Makes `folder` (and its parents) when it is missing. A `stat` first: the folders exist for
-    /// nearly every file, and `mkdir` of an existing one cost an import ~9% of its CPU (perf).
+    /// nearly every file, and `mkdir` of an existing one is a failing system call, dearer than a `stat`.
     static func createFolder(_ folder: URL) throws {
         var status = stat()
         guard stat(folder.path, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR else { return }

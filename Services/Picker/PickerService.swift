@@ -237,8 +237,8 @@ public final class PickerService: Service {
     }
 
     /// The least time between two import progress replies. A progress bar needs a few a second;
-    /// one per file (a thousand a second for small photos) kept the picker (2% of its import time,
-    /// perf) and its client busy with replies no one could read that fast.
+    /// one per file (small photos import many a second) kept the picker and its client busy with
+    /// replies no one could read that fast.
     static let importProgressInterval: Duration = .milliseconds(100)
 
     func importLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {

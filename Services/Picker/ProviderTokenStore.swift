@@ -141,9 +141,9 @@ extension TokenRecord {
     static let columns = "tokenHash, app, asset, pick, issuedAt, expiresAt, revokedAt, types, strip"
 
     /// The token whose hash is `hash`, its row read by position straight off the statement: every
-    /// describe and load redeems a token, and GRDB's Codable reading (each column looked up by name
-    /// through a decoder, dates through Foundation's calendar) was a tenth of a describe's CPU time,
-    /// its row cursor (a dictionary of column names per read) a twentieth (perf).
+    /// describe and load redeems a token, so it skips GRDB's Codable reading (each column looked up
+    /// by name through a decoder, dates through Foundation's calendar) and its row cursor (a
+    /// dictionary of column names per read).
     static func read(hashed hash: String, in db: Database) throws -> TokenRecord? {
         var record: TokenRecord?
         try StatementColumns.forEachRow(of: db.cachedStatement(sql: "SELECT \(columns) FROM providerToken WHERE tokenHash = ?"),

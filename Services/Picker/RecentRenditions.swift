@@ -3,8 +3,8 @@ import Synchronization
 
 /// The renditions served last, kept in memory so that a thumbnail asked for again and again (a
 /// grid scrolled back and forth, many apps showing the same photos) is answered without a system
-/// call: opening, reading, stamping and closing its cached file were a sixth of a cached image
-/// request's CPU time (perf). Bounded by bytes, least recently used out first.
+/// call: opening, reading, stamping and closing its cached file would otherwise be most of a
+/// cached image request's work. Bounded by bytes, least recently used out first.
 ///
 /// The derivative cache on disk stays the record of what is used: an entry served from memory for
 /// longer than `diskStampInterval` is read from disk again, which stamps the file's use, so the

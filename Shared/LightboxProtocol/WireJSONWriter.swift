@@ -1,8 +1,8 @@
 import Foundation
 
-/// A message that writes its wire JSON itself. Foundation's JSONEncoder spends about 4 µs per
-/// object in generic containers, so a page of fifty asset summaries cost more than everything else
-/// its request did; the replies apps ask for most (and the picker's audit batches) write straight
+/// A message that writes its wire JSON itself. Foundation's JSONEncoder spends its time per object
+/// in generic containers, so encoding a page of asset summaries outweighed everything else its
+/// request did; the replies apps ask for most (and the picker's audit batches) write straight
 /// into bytes instead. Each stays Codable (clients decode it as before); `WireJSONTests` holds
 /// every writer to the JSON the encoder makes of the same value.
 public protocol WireJSONWritable {

@@ -9,9 +9,8 @@ import Synchronization
 ///
 /// Each thread that makes point reads (an event loop) has a read-only connection of its own
 /// (`ThreadReaders`), so a point read never queues behind the pool's readers or its locks: taking
-/// and giving back a pool reader cost a fetch of one asset a tenth of its CPU time (perf), its
-/// event loop stalled whenever another thread held the pool's lock, and pipelined fetches went
-/// from 8,000 to 11,000 a second without them (bench ops).
+/// and giving back a pool reader weighed on a fetch of one asset, and its event loop stalled
+/// whenever another thread held the pool's lock (`bench ops` shows the pipelined fetch rate).
 ///
 /// When no connection of its own can be had, a point read waits for one of the pool's readers,
 /// blocking its thread. That is safe only because every other read gives its reader back without
@@ -32,8 +31,8 @@ extension DatabasePool {
 
     /// `value` in one deferred transaction, so all its statements see one snapshot. On a
     /// connection opened read-only this is all GRDB's `read` adds that matters; its guards
-    /// (`PRAGMA query_only` on and off around a savepoint, each statement parsed anew) cost a fetch
-    /// of one asset a twentieth of its CPU time (perf). The statements here are compiled once.
+    /// (`PRAGMA query_only` on and off around a savepoint, each statement parsed anew) are work a
+    /// fetch of one asset need not do. The statements here are compiled once.
     static func inSnapshot<T>(_ db: Database, _ value: (Database) throws -> T) throws -> T {
         try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
         defer {

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// A date as GRDB stores one ("yyyy-MM-dd HH:mm:ss.SSS" in UTC, to the nearest millisecond), written
-/// by arithmetic instead of GRDB's DateFormatter: formatting through ICU cost lightbox-auth a tenth
-/// of its time while it wrote the audit entries of a busy picker. The text is exactly GRDB's, so
+/// by arithmetic instead of GRDB's DateFormatter, whose formatting through ICU weighed on
+/// lightbox-auth while it wrote the audit entries of a busy picker. The text is exactly GRDB's, so
 /// what is stored this way sorts, compares and reads back like any other date.
 public enum StorageDate {
     /// The text GRDB would store for `date`.

@@ -17,8 +17,7 @@ public struct IncomingRequest: Sendable {
     private let serviceLogger: Logger
 
     /// The service's logger with this request's id, operation and caller as metadata. Made when a
-    /// handler logs, which is seldom: adding the metadata to every request cost a small request
-    /// about 3% of its time.
+    /// handler logs, which is seldom, so that a request that does not log does not pay for it.
     public var logger: Logger {
         var logger = serviceLogger
         logger[metadataKey: "request"] = "\(id)"

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxCommandLineSupport
 import LightboxTransport
 import Media
 
@@ -43,7 +44,7 @@ struct BenchImportCommand: AsyncParsableCommand {
             do {
                 summary = try await owner.importLibrary(at: folder.path)
             } catch where !processes.picker.isRunning {
-                throw ValidationError("lightbox-picker \(ServiceRestarts.describe(processes.picker)) during the import (\(error))")
+                throw ValidationError("lightbox-picker \(processes.picker.exitDescription) during the import (\(error))")
             }
             guard summary.failed.isEmpty else { throw ValidationError("import failed: \(summary.failed[0].message)") }
             imported += summary.imported.count

@@ -2,19 +2,19 @@ import Foundation
 
 /// A one-line progress bar on standard error, redrawn at most ten times a second. When standard
 /// error is not a terminal it prints only the final line.
-final class ProgressBar: @unchecked Sendable {
+public final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private let started = Date()
     private var lastDraw = Date.distantPast
     private let lock = NSLock()
 
-    init(_ label: String) {
+    public init(_ label: String) {
         self.label = label
     }
 
     /// Byte progress: shows sizes and throughput.
-    func update(bytes completed: Int64, of total: Int64) {
+    public func update(bytes completed: Int64, of total: Int64) {
         let seconds = max(Date().timeIntervalSince(started), 0.001)
         let rate = Double(completed) / seconds / 1_000_000
         draw(fraction: total > 0 ? Double(completed) / Double(total) : 1,
@@ -23,7 +23,7 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     /// Item progress: "3/7 harbour.jpg".
-    func update(items completed: Int, of total: Int, current: String) {
+    public func update(items completed: Int, of total: Int, current: String) {
         draw(fraction: total > 0 ? Double(completed) / Double(total) : 1, detail: "\(completed)/\(total) \(current)",
              isDone: completed >= total)
     }

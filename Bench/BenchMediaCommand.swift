@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LightboxCommandLineSupport
 import Media
 
 /// `lightbox bench media`: Lightbox's metadata reader and thumbnailer against the tools people

@@ -1,15 +1,15 @@
-import CZeroMQ
 import Foundation
+import LightboxTransport
 
 /// The ZeroMQ Guide's credit-based file transfer ("fileio3") over a bare CURVE ROUTER/DEALER pair,
 /// with no Lightbox protocol on top. `lightbox bench load` runs it as the baseline.
 ///
 /// Client → server: `fetch <chunkSize> <credit>`, then `credit <n>` as chunks are consumed.
 /// Server → client: one frame per chunk; an empty frame ends the file.
-public enum BareFileTransfer {
+enum BareFileTransfer {
     /// Serves `file` to any number of clients, one fetch at a time each, until the process ends.
-    public static func serve(endpoint: String, keyPair: CurveKeyPair, file: URL) throws -> Never {
-        let socket = try Socket.makeBareCurveRouter(endpoint: endpoint, keyPair: keyPair)
+    static func serve(endpoint: String, keyPair: CurveKeyPair, file: URL) throws -> Never {
+        let socket = try BareSocket.curveRouter(endpoint: endpoint, keyPair: keyPair)
         struct Transfer {
             var file: FileHandle
             var chunkSize: Int
@@ -17,12 +17,11 @@ public enum BareFileTransfer {
         }
         var transfers: [Data: Transfer] = [:]
         while true {
-            var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
             let hasCredit = transfers.values.contains { $0.credit > 0 }
-            try poll(&items, timeoutMilliseconds: hasCredit ? 0 : 1000)
-            while let message = try socket.receive(), message.frames.count >= 2 {
-                let peer = message.frames[0]
-                let words = String(decoding: message.frames[1], as: UTF8.self).split(separator: " ")
+            _ = try socket.waitForMessage(milliseconds: hasCredit ? 0 : 1000)
+            while let frames = try socket.receive(), frames.count >= 2 {
+                let peer = frames[0]
+                let words = String(decoding: frames[1], as: UTF8.self).split(separator: " ")
                 if words.first == "fetch", words.count == 3, let size = Int(words[1]), let credit = Int(words[2]) {
                     transfers[peer] = Transfer(file: try FileHandle(forReadingFrom: file), chunkSize: size, credit: credit)
                 } else if words.first == "credit", words.count == 2, let credit = Int(words[1]) {
@@ -44,11 +43,9 @@ public enum BareFileTransfer {
     }
 
     /// Fetches the served file into `destination`; returns the byte count and SHA-256.
-    public static func fetch(endpoint: String, serverKey: String, keyPair: CurveKeyPair, chunkSize: Int, credit: Int,
+    static func fetch(endpoint: String, serverKey: String, keyPair: CurveKeyPair, chunkSize: Int, credit: Int,
                              to destination: URL, progress: (Int64) -> Void = { _ in }) throws -> (bytes: Int64, sha256: String) {
-        let socket = try Socket(type: ZMQ_DEALER)
-        try socket.makeCurveClient(keyPair, serverKey: serverKey)
-        try socket.connect(endpoint)
+        let socket = try BareSocket.curveDealer(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair)
         guard FileManager.default.createFile(atPath: destination.path, contents: nil) else {
             throw TransportError(.socket, "cannot create \(destination.path)")
         }
@@ -59,11 +56,9 @@ public enum BareFileTransfer {
         var total: Int64 = 0
         var consumed = 0
         while true {
-            var items = [zmq_pollitem_t.socket(socket, events: ZMQ_POLLIN)]
-            try poll(&items, timeoutMilliseconds: 30_000)
-            guard items[0].isReadable else { throw TransportError(.socket, "the bare file server did not answer in 30 s") }
-            while let message = try socket.receive() {
-                guard let chunk = message.frames.first, !chunk.isEmpty else { return (total, hasher.finalize()) }
+            guard try socket.waitForMessage(milliseconds: 30_000) else { throw TransportError(.socket, "the bare file server did not answer in 30 s") }
+            while let frames = try socket.receive() {
+                guard let chunk = frames.first, !chunk.isEmpty else { return (total, hasher.finalize()) }
                 try output.write(contentsOf: chunk)
                 hasher.update(chunk)
                 total += Int64(chunk.count)
@@ -75,18 +70,5 @@ public enum BareFileTransfer {
                 }
             }
         }
-    }
-}
-
-extension Socket {
-    /// The benchmarks' baseline server socket: a CURVE ROUTER with no ZAP handler (any client key is
-    /// accepted), so the bare runs measure ZeroMQ and CURVE and nothing of Lightbox.
-    static func makeBareCurveRouter(endpoint: String, keyPair: CurveKeyPair) throws -> Socket {
-        let socket = try Socket(type: ZMQ_ROUTER)
-        try socket.set(ZMQ_ROUTER_MANDATORY, 1)
-        try socket.set(ZMQ_CURVE_SERVER, 1)
-        try socket.set(ZMQ_CURVE_SECRETKEY, keyPair.secretKey)
-        try socket.bind(endpoint)
-        return socket
     }
 }

@@ -3,29 +3,29 @@ import LightboxClient
 import LightboxTransport
 
 /// lightbox-auth and lightbox-picker as child processes, found beside this executable.
-final class ServiceProcesses: @unchecked Sendable {
-    private(set) var auth: Process
-    private(set) var picker: Process
+public final class ServiceProcesses: @unchecked Sendable {
+    public private(set) var auth: Process
+    public private(set) var picker: Process
     /// The owner's web surface, when started (`startSurface`).
-    private(set) var surface: Process?
+    public private(set) var surface: Process?
     /// What each service was started with, to start it again (`restart`).
     private var arguments: [Service: [String]] = [:]
 
-    enum Service: String, CaseIterable {
+    public enum Service: String, CaseIterable {
         case auth = "lightbox-auth", picker = "lightbox-picker", surface = "lightbox-surface"
     }
-    /// Helpers a command started beside the services (the bench's echo server), stopped with them.
+    /// Helpers a command started beside the services (a bench's baseline server), stopped with them.
     private var helpers: [Process] = []
     /// Ctrl-C and SIGTERM watchers (`stopOnInterrupt`), kept for as long as the processes.
     private var interruptSources: [any DispatchSourceSignal] = []
 
     /// The folder holding `lightbox`, `lightbox-auth` and `lightbox-picker`.
-    static var binaryFolder: URL {
+    public static var binaryFolder: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
     /// `serviceArguments` go to both services, `extraPickerArguments` to the picker alone.
-    init(data: String, authEndpoint: String, pickerEndpoint: String, importFolders: [String], logLevel: String = "info",
+    public init(data: String, authEndpoint: String, pickerEndpoint: String, importFolders: [String], logLevel: String = "info",
          serviceArguments: [String] = [], extraPickerArguments: [String] = []) throws {
         let common = ["--data", data, "--log-level", logLevel] + serviceArguments
         let authArguments = common + ["--endpoint", authEndpoint]
@@ -41,19 +41,7 @@ final class ServiceProcesses: @unchecked Sendable {
         arguments = [.auth: authArguments, .picker: pickerArguments]
     }
 
-    /// Both services for a bench, on ipc endpoints in `work` with their data in `work/data`, stopped
-    /// with this process on Ctrl-C; returns once the owner's key is there.
-    static func forBench(in work: URL, importFolders: [String] = []) async throws -> (ServiceDirectory, ServiceProcesses) {
-        let directory = ServiceDirectory(dataDirectory: work.appendingPathComponent("data"), authEndpoint: "ipc://\(work.path)/auth.sock",
-                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
-        let processes = try ServiceProcesses(data: directory.dataDirectory.path, authEndpoint: directory.authEndpoint,
-                                             pickerEndpoint: directory.pickerEndpoint, importFolders: importFolders, logLevel: "warning")
-        processes.stopOnInterrupt()
-        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
-        return (directory, processes)
-    }
-
-    func process(_ service: Service) -> Process? {
+    public func process(_ service: Service) -> Process? {
         switch service {
         case .auth: auth
         case .picker: picker
@@ -62,7 +50,7 @@ final class ServiceProcesses: @unchecked Sendable {
     }
 
     /// Starts a service that exited again, with the arguments it was first started with.
-    func restart(_ service: Service) throws {
+    public func restart(_ service: Service) throws {
         guard let arguments = arguments[service] else { return }
         let process = try Self.start(service.rawValue, arguments)
         switch service {
@@ -84,18 +72,18 @@ final class ServiceProcesses: @unchecked Sendable {
     }
 
     /// Starts lightbox-surface on `listen` against these services.
-    func startSurface(data: String, listen: String, authEndpoint: String, pickerEndpoint: String, logLevel: String) throws {
+    public func startSurface(data: String, listen: String, authEndpoint: String, pickerEndpoint: String, logLevel: String) throws {
         let surfaceArguments = ["--data", data, "--listen", listen, "--auth-endpoint", authEndpoint,
                                 "--picker-endpoint", pickerEndpoint, "--log-level", logLevel]
         surface = try Self.start("lightbox-surface", surfaceArguments)
         arguments[.surface] = surfaceArguments
     }
 
-    var isRunning: Bool { auth.isRunning && picker.isRunning && (surface?.isRunning ?? true) }
+    public var isRunning: Bool { auth.isRunning && picker.isRunning && (surface?.isRunning ?? true) }
 
     /// For commands without a ServiceGroup (the benches): Ctrl-C or SIGTERM stops the services and
     /// then this process, rather than leaving the services running on their own.
-    func stopOnInterrupt() {
+    public func stopOnInterrupt() {
         for signalNumber in [SIGINT, SIGTERM] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
@@ -109,16 +97,16 @@ final class ServiceProcesses: @unchecked Sendable {
     }
 
     /// Stops `process` with the services.
-    func adopt(_ process: Process) {
+    public func adopt(_ process: Process) {
         helpers.append(process)
     }
 
     /// How long a service has to stop gracefully before it is killed.
-    static let gracePeriod: Duration = .seconds(15)
+    public static let gracePeriod: Duration = .seconds(15)
 
     /// SIGTERM to all (graceful stop), then waits for them; one still running after `gracePeriod`
     /// is killed, with a line on stderr, so a hung service cannot hang the command that started it.
-    func stop() {
+    public func stop() {
         let all = helpers + [surface, picker, auth].compactMap { $0 }
         for process in all where process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + Self.gracePeriod

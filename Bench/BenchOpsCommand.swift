@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxClient
+import LightboxCommandLineSupport
 import LightboxProtocol
 import LightboxTransport
 import Media
@@ -153,16 +154,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
             throw ValidationError("--only names operations as the table prints them: \(everyOperation.map(\.name).joined(separator: ", "))")
         }
 
-        let echoKeys = try CurveKeyPair.generate()
-        let echoKeyFile = work.appendingPathComponent("echo.key")
-        try JSONEncoder().encode(echoKeys).write(to: echoKeyFile)
-        let echoEndpoint = "ipc://\(work.path)/echo.sock"
-        let echo = Process()
-        echo.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent("lightbox")
-        echo.arguments = ["bench", "serve-echo", "--endpoint", echoEndpoint, "--key", echoKeyFile.path]
-        echo.environment = StarterProcess.environmentForChild()
-        try echo.run()
-        processes.adopt(echo)
+        let echo = try BaselineServer("serve-echo", named: "echo", in: work)
+        processes.adopt(echo.process)
         // A ping-sized request header, so the echo carries what a small operation carries.
         let payload = try WireCoding.encode(RequestEnvelope(id: UUID().uuidString, op: .ping, body: Empty()))
 
@@ -188,7 +181,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
             for width in widths {
                 // Alternate the echo and the operations inside every round, so drift hits both alike.
                 samples["echo/\(width)", default: []].append(
-                    try await Self.measureEcho(endpoint: echoEndpoint, serverKey: echoKeys.publicKey, clients: width, requests: requests, payload: payload))
+                    try await Self.measureEcho(endpoint: echo.endpoint, serverKey: echo.publicKey, clients: width, requests: requests, payload: payload))
                 done += 1
                 bar.update(items: done, of: steps, current: "")
                 for operation in operations {
@@ -219,7 +212,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         }
 
         if let fetch = operations.first(where: { $0.name == "library.fetchAssets" }) {
-            try await printDecisionRate(fetch.bare, echoEndpoint: echoEndpoint, echoKey: echoKeys.publicKey, payload: payload)
+            try await printDecisionRate(fetch.bare, echoEndpoint: echo.endpoint, echoKey: echo.publicKey, payload: payload)
         }
 
         note("timing service.ping alone and beside \(renders) full-size renderings")
@@ -414,19 +407,4 @@ struct BenchOpsCommand: AsyncParsableCommand {
         return Sample(p50: sorted[sorted.count / 2], p99: sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))],
                       perSecond: Double(times.count) / wall.seconds)
     }
-
-    struct ServeEcho: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "serve-echo", abstract: "The baseline server of `bench ops` (a bare CURVE ROUTER echo).", shouldDisplay: false)
-        @Option var endpoint: String
-        @Option var key: String
-
-        func run() async throws {
-            try BareEcho.serve(endpoint: endpoint, keyPair: try CurveKeyPair.load(from: URL(fileURLWithPath: key)))
-        }
-    }
-}
-
-extension Duration {
-    var microseconds: Double { seconds * 1e6 }
 }
