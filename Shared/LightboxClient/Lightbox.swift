@@ -9,7 +9,8 @@ import Logging
 ///
 /// ```swift
 /// let lightbox = try await Lightbox.connect(app: "demo")
-/// let picked = try await lightbox.picker.pick(PickerConfiguration(selectionLimit: 3))
+/// lightbox.picker.maxSelectionCount = 3          // on the main actor: the picker is an @Observable model
+/// let selection = try await lightbox.picker.present()
 /// ```
 public struct Lightbox: Sendable {
     /// Environment variables `connect` reads.
@@ -23,6 +24,7 @@ public struct Lightbox: Sendable {
     }
 
     public let app: String
+    /// The app's picker model (PhotosPicker's shape); `makePicker()` makes more.
     public let picker: PhotoPicker
     public let library: PhotoLibrary
     public let imageManager: ImageManager
@@ -50,6 +52,12 @@ public struct Lightbox: Sendable {
         let picker = try await directory.connectToPicker(as: keyPair, timeout: timeout, logger: logger)
         return Lightbox(app: app, picker: PhotoPicker(connection: picker), library: PhotoLibrary(auth: auth, picker: picker),
                         imageManager: ImageManager(picker: picker), connections: [auth, picker])
+    }
+
+    /// Another picker model on the same connection, which presents and keeps its selection apart
+    /// from `picker` (a second PhotosPicker in the same app).
+    public func makePicker() -> PhotoPicker {
+        PhotoPicker(connection: picker.connection)
     }
 
     /// Closes both connections; running requests end with an error.

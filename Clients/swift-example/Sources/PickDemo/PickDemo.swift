@@ -6,18 +6,27 @@ import LightboxClient
 /// `lightbox app register demo --name "Demo App" --usage-read-write "To show your photos"`.
 @main
 struct PickDemo {
+    // The picker is an @Observable model on the main actor, as a view's state would be.
+    @MainActor
     static func main() async throws {
         let lightbox = try await Lightbox.connect(app: CommandLine.arguments.dropFirst().first ?? "demo")
         defer { lightbox.close() }
 
         // A pick needs no permission: the owner chooses on their surface, the app gets exactly that.
-        let picked = try await lightbox.picker.pick(PickerConfiguration(selectionLimit: 2, filter: .images))
-        print("picked \(picked.count) item(s)")
-        for item in picked {
-            let data = try await item.itemProvider.loadDataRepresentation { progress in
-                print("  loading \(item.itemProvider.suggestedName ?? "item"): \(Int(progress.fractionCompleted * 100))%")
-            }
-            print("loaded \(item.itemProvider.suggestedName ?? "item"): \(data.count) bytes")
+        // PhotosPicker(selection: $items, maxSelectionCount: 2, matching: .images), without SwiftUI:
+        // `isPresented = true` files the pick and `selection` fills when the owner answers (a view
+        // would observe both); `present()` does the same and waits for the answer.
+        let picker = lightbox.picker
+        picker.maxSelectionCount = 2
+        picker.matching = .images
+        let selection = try await picker.present()
+        print("picked \(selection.count) item(s)")
+        for item in selection {
+            let name = item.suggestedName ?? "item"
+            guard let data = try await item.loadTransferable(type: Data.self, progress: { progress in
+                print("  loading \(name): \(Int(progress.fractionCompleted * 100))%")
+            }) else { continue }
+            print("loaded \(name): \(data.count) bytes")
         }
 
         // Library access is a separate permission; the owner is asked once.
