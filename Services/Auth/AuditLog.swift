@@ -18,7 +18,8 @@ enum AuditMetrics {
 /// Group commit: `record` only appends to a buffer and returns; a serial queue writes what has
 /// gathered every few milliseconds in one transaction without an fsync of its own (the next
 /// durable commit of a grant or setting, or the WAL checkpoint, puts it on disk; a crash of the
-/// process alone loses none that were written). Grants and settings keep their own durable commits.
+/// process alone loses none that were written). The owner's changes are not buffered: their lines
+/// are written in the change's own durable transaction (`insert(_:_:)`).
 public final class AuditLog: Sendable {
     let database: DatabasePool
     /// How long entries gather before they are written together.
@@ -41,8 +42,8 @@ public final class AuditLog: Sendable {
         self.database = database
     }
 
-    func record(app: String, operation: String, assetCount: Int = 0, outcome: String, at: Date = Date()) {
-        record([AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: at)])
+    func record(app: String, operation: AuditOperation, assetCount: Int = 0, outcome: AuditOutcome, at: Date = Date(), asset: String? = nil) {
+        record([AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: at, asset: asset)])
     }
 
     func record(_ entries: [AuditEntry]) {
@@ -83,14 +84,7 @@ public final class AuditLog: Sendable {
                 try db.execute(sql: "PRAGMA synchronous = NORMAL")
                 defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
                 try db.inTransaction {
-                    let insert = try db.cachedStatement(sql: """
-                        INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset, times, lastAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                        """)
-                    for entry in entries {
-                        // The date as GRDB would store it, formatted without a DateFormatter (`StorageDate`).
-                        try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, StorageDate.text(entry.at),
-                                                       entry.bytes, entry.asset, entry.times ?? 1, entry.lastAt.map(StorageDate.text)])
-                    }
+                    try Self.insert(entries, db)
                     return .commit
                 }
             }
@@ -101,8 +95,22 @@ public final class AuditLog: Sendable {
         }
     }
 
-    /// One page, newest first. `operation` matches the name or everything under its prefix
-    /// (`pick` finds `pick:opened` and `pick:answered`).
+    /// Writes `entries` in the caller's transaction. The owner's own changes (settings, prompt
+    /// answers, expansions) are written this way, in the transaction that commits the change, so an
+    /// acknowledged change always has its line, even after a crash; reads take the group commit.
+    static func insert(_ entries: [AuditEntry], _ db: Database) throws {
+        let insert = try db.cachedStatement(sql: """
+            INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset, times, lastAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for entry in entries {
+            // The date as GRDB would store it, formatted without a DateFormatter (`StorageDate`).
+            try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, StorageDate.text(entry.at),
+                                           entry.bytes, entry.asset, entry.times ?? 1, entry.lastAt.map(StorageDate.text)])
+        }
+    }
+
+    /// One page, newest first. `operation` matches a whole name or a family, as
+    /// `AuditOperation.matches(_:)` says (`pick` finds `pick:opened` and `pick:answered`).
     func entries(_ request: AuditRequest, maximumLimit: Int = 10_000) async throws -> AuditResponse {
         await flush()
         let limit = min(max(request.limit ?? 200, 1), maximumLimit)

@@ -133,7 +133,7 @@ public final class AuthService: Service {
         let level = try request.body(StatusRequest.self).level
         let access = try await store.access(of: app, includingSelection: false)
         let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
-        audit.record(app: app, operation: "status:\(level?.rawValue ?? "legacy")", outcome: status.rawValue)
+        audit.record(app: app, operation: .status(level), outcome: .status(status))
         responder.succeed(StatusResponse(level: level, status: status))
     }
 
@@ -254,8 +254,7 @@ public final class AuthService: Service {
         if access.readWrite == .limited {
             await publish(try await store.apply(.init(addedAssets: [body.asset]), to: body.app))
         }
-        audit.record([AuditEntry(app: body.app, operation: "create", assetCount: 1, outcome: "created", at: Date(),
-                                       asset: body.asset)])
+        audit.record(app: body.app, operation: .create, assetCount: 1, outcome: .created, asset: body.asset)
         responder.succeed(Empty())
     }
 
@@ -277,7 +276,7 @@ public final class AuthService: Service {
         let status = try await store.access(of: app).status(level)
         // Only while notDetermined: afterwards the stored answer stands until the owner changes it.
         guard status == .notDetermined else {
-            audit.record(app: app, operation: "request:\(level)", outcome: "stored:\(status)")
+            audit.record(app: app, operation: .request(level), outcome: .stored(status))
             responder.succeed(StatusResponse(level: level, status: status))
             return
         }
@@ -286,7 +285,7 @@ public final class AuthService: Service {
         }
         let usage = level == .readWrite ? manifest.usageReadWrite : manifest.usageAddOnly
         guard let usage, !usage.trimmingCharacters(in: .whitespaces).isEmpty else {
-            audit.record(app: app, operation: "request:\(level)", outcome: "missingUsageDescription")
+            audit.record(app: app, operation: .request(level), outcome: .missingUsageDescription)
             let flag = level == .readWrite ? "--usage-read-write" : "--usage-add-only"
             throw LightboxError(.missingUsageDescription,
                                 "\(manifest.name) must say why it wants \(level) access before it may ask: register it again with \(flag) \"…\".")
@@ -304,7 +303,7 @@ public final class AuthService: Service {
                 responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(configuration.promptTimeout); the status stays notDetermined. Ask again later."))
-                audit.record(app: app, operation: "request:\(level)", outcome: "timeout")
+                audit.record(app: app, operation: .request(level), outcome: .timeout)
             }
         }
         responder.event(PromptShown(prompt: prompt.prompt))
@@ -319,7 +318,7 @@ public final class AuthService: Service {
         let app = try request.requireApp()
         let access = try await store.access(of: app)
         guard access.readWrite == .limited else {
-            audit.record(app: app, operation: "expand", outcome: "notLimited")
+            audit.record(app: app, operation: .expand, outcome: .notLimited)
             throw LightboxError(.notLimited, "The limited-library picker is only for apps with limited access (status: \(access.readWrite)).")
         }
         guard promptWaits.enter(app) else { throw tooManyPromptWaits(app) }
@@ -365,14 +364,15 @@ public final class AuthService: Service {
                 let choices = level == .readWrite ? "full, limited or deny" : "allow or deny"
                 throw LightboxError(.badRequest, "A \(level) prompt takes \(choices).")
             }
-            var update = AuthorizationStore.Update()
+            // Only while still notDetermined: the owner's settings may have answered meanwhile.
+            var update = AuthorizationStore.Update(onlyWhileNotDetermined: level)
             if level == .readWrite { update.readWrite = status } else { update.addOnly = status }
             if status == .limited { update.selection = answer.selection ?? [] }
-            // Only while still notDetermined: the owner's settings may have answered meanwhile.
-            let current = try await store.access(of: prompt.app).status(level)
-            if current == .notDetermined { await publish(try await store.apply(update, to: prompt.app)) }
-            let final = try await store.access(of: prompt.app).status(level)
-            audit.record(app: prompt.app, operation: "prompt:\(level)", assetCount: answer.selection?.count ?? 0, outcome: final.rawValue)
+            let app = prompt.app, chosen = answer.selection?.count ?? 0
+            await publish(try await store.apply(update, to: app) { applied in
+                AuditEntry(app: app, operation: .prompt(level), assetCount: chosen, outcome: .status(applied.access.status(level)), at: Date())
+            })
+            let final = try await store.access(of: prompt.app, includingSelection: false).status(level)
             await prompts.resolve(prompt.prompt, with: .status(final))
         case .limitedLibrary:
             guard answer.answer == .done else {
@@ -383,10 +383,13 @@ public final class AuthService: Service {
                 await prompts.resolve(prompt.prompt, with: .selection(added: []))
                 throw LightboxError(.notLimited, "\(prompt.app) no longer has limited access; nothing changed.")
             }
-            let changes = try await store.apply(.init(selection: answer.selection ?? before.selection), to: prompt.app)
+            let app = prompt.app, chosen = answer.selection?.count ?? 0
+            let changes = try await store.apply(.init(selection: answer.selection ?? before.selection), to: app) { applied in
+                AuditEntry(app: app, operation: .expand, assetCount: applied.changes.flatMap(\.added).count, outcome: .selection(count: chosen),
+                           at: Date())
+            }
             await publish(changes)
             let added = changes.flatMap(\.added)
-            audit.record(app: prompt.app, operation: "expand", assetCount: added.count, outcome: "selection:\(answer.selection?.count ?? 0)")
             await prompts.resolve(prompt.prompt, with: .selection(added: added))
         }
     }
@@ -397,20 +400,23 @@ public final class AuthService: Service {
         guard let manifest = try await registry.app(withID: body.app) else {
             throw LightboxError(.notFound, "No app \(body.app) is registered; see lightbox app list.")
         }
+        let app = body.app
+        let auditLine: AuthorizationStore.AuditLine = { applied in
+            AuditEntry(app: app, operation: .settings, assetCount: applied.selectionCount,
+                       outcome: .settings(readWrite: applied.access.readWrite, addOnly: applied.access.addOnly), at: Date())
+        }
         var changes: [AuthorizationChange]
         if body.reset == true {
-            changes = try await store.reset(body.app)
+            changes = try await store.reset(app, auditLine: auditLine)
         } else {
             var update = AuthorizationStore.Update()
             update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
             update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
             update.selection = body.selection
-            changes = try await store.apply(update, to: body.app)
+            changes = try await store.apply(update, to: app, auditLine: auditLine)
         }
         await publish(changes)
         let access = try await appAccess(manifest)
-        audit.record(app: body.app, operation: "settings", assetCount: access.selectionCount,
-                           outcome: "readWrite:\(access.readWrite) addOnly:\(access.addOnly)")
         responder.succeed(SetAccessResponse(access: access, token: try await store.latestToken(of: body.app)))
     }
 

@@ -26,7 +26,21 @@ public struct AuthorizationStore: Sendable {
         var selection: [String]?
         /// Assets to add to the selection.
         var addedAssets: [String] = []
+        /// Change nothing unless this level is still notDetermined (a prompt's answer: the owner's
+        /// settings may have answered it meanwhile).
+        var onlyWhileNotDetermined: AccessLevel?
     }
+
+    /// The app's state after an update, and the changes it made: what the update's audit line says.
+    struct Applied: Sendable {
+        /// Statuses only; the selection is `selectionCount` long.
+        var access: Access
+        var selectionCount: Int
+        var changes: [AuthorizationChange]
+    }
+
+    /// The audit line of an owner's change, made from its result inside the change's transaction.
+    typealias AuditLine = @Sendable (Applied) -> AuditEntry
 
     /// The app's statuses, and its selection unless `includingSelection` is false (a status check
     /// need not read 100,000 identifiers).
@@ -36,7 +50,11 @@ public struct AuthorizationStore: Sendable {
     }
 
     func selectionCount(of app: String) async throws -> Int {
-        try await database.detachedRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0 }
+        try await database.detachedRead { db in try Self.selectionCount(of: app, db) }
+    }
+
+    static func selectionCount(of app: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0
     }
 
     static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
@@ -49,48 +67,60 @@ public struct AuthorizationStore: Sendable {
                       addOnly: statuses[AccessLevel.addOnly.rawValue] ?? .notDetermined, selection: selection)
     }
 
-    /// Applies an update and returns the changes it made (none when nothing differs).
-    func apply(_ update: Update, to app: String, now: Date = Date()) async throws -> [AuthorizationChange] {
+    /// Applies an update and returns the changes it made (none when nothing differs). `auditLine`
+    /// is written to the audit trail in the same transaction: a change is never on disk without it.
+    func apply(_ update: Update, to app: String, now: Date = Date(), auditLine: AuditLine? = nil) async throws -> [AuthorizationChange] {
         try await database.write { db in
-            let before = try Self.access(of: app, db)
-            var changes: [AuthorizationChange] = []
-            let newReadWrite = update.readWrite ?? before.readWrite
-            var selection = update.selection.map(Self.unique) ?? before.selection
-            // Sets, not list scans: a selection may hold 100,000 assets.
-            var members = Set(selection)
-            for asset in update.addedAssets where members.insert(asset).inserted { selection.append(asset) }
-            // A selection means something only while limited: leaving limited empties it, so a
-            // watcher is told those assets are gone and a later limited grant starts afresh.
-            if newReadWrite != .limited {
-                selection = []
-                members = []
-            }
-            let previous = Set(before.selection)
-            let added = selection.filter { !previous.contains($0) }
-            let removed = before.selection.filter { !members.contains($0) }
-            if !added.isEmpty || !removed.isEmpty {
-                try db.execute(sql: "DELETE FROM selection WHERE app = ?", arguments: [app])
-                let insert = try db.cachedStatement(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)")
-                for (position, asset) in selection.enumerated() {
-                    try insert.execute(arguments: [app, asset, position])
-                }
-            }
-            let newAddOnly = update.addOnly ?? before.addOnly
-            if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty {
-                try Self.setStatus(newReadWrite, level: .readWrite, app: app, now: now, db)
-                changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed, now: now, db))
-            }
-            if newAddOnly != before.addOnly {
-                try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
-                changes.append(try Self.record(app: app, level: .addOnly, status: newAddOnly, added: [], removed: [], now: now, db))
+            let changes = try Self.apply(update, to: app, now: now, db)
+            if let auditLine {
+                let after = Applied(access: try Self.access(of: app, includingSelection: false, db),
+                                    selectionCount: try Self.selectionCount(of: app, db), changes: changes)
+                try AuditLog.insert([auditLine(after)], db)
             }
             return changes
         }
     }
 
+    private static func apply(_ update: Update, to app: String, now: Date, _ db: Database) throws -> [AuthorizationChange] {
+        let before = try Self.access(of: app, db)
+        if let level = update.onlyWhileNotDetermined, before.status(level) != .notDetermined { return [] }
+        var changes: [AuthorizationChange] = []
+        let newReadWrite = update.readWrite ?? before.readWrite
+        var selection = update.selection.map(Self.unique) ?? before.selection
+        // Sets, not list scans: a selection may hold 100,000 assets.
+        var members = Set(selection)
+        for asset in update.addedAssets where members.insert(asset).inserted { selection.append(asset) }
+        // A selection means something only while limited: leaving limited empties it, so a
+        // watcher is told those assets are gone and a later limited grant starts afresh.
+        if newReadWrite != .limited {
+            selection = []
+            members = []
+        }
+        let previous = Set(before.selection)
+        let added = selection.filter { !previous.contains($0) }
+        let removed = before.selection.filter { !members.contains($0) }
+        if !added.isEmpty || !removed.isEmpty {
+            try db.execute(sql: "DELETE FROM selection WHERE app = ?", arguments: [app])
+            let insert = try db.cachedStatement(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)")
+            for (position, asset) in selection.enumerated() {
+                try insert.execute(arguments: [app, asset, position])
+            }
+        }
+        let newAddOnly = update.addOnly ?? before.addOnly
+        if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty {
+            try Self.setStatus(newReadWrite, level: .readWrite, app: app, now: now, db)
+            changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed, now: now, db))
+        }
+        if newAddOnly != before.addOnly {
+            try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
+            changes.append(try Self.record(app: app, level: .addOnly, status: newAddOnly, added: [], removed: [], now: now, db))
+        }
+        return changes
+    }
+
     /// Back to notDetermined at both levels, selection cleared.
-    func reset(_ app: String, now: Date = Date()) async throws -> [AuthorizationChange] {
-        try await apply(Update(readWrite: .notDetermined, addOnly: .notDetermined, selection: []), to: app, now: now)
+    func reset(_ app: String, now: Date = Date(), auditLine: AuditLine? = nil) async throws -> [AuthorizationChange] {
+        try await apply(Update(readWrite: .notDetermined, addOnly: .notDetermined, selection: []), to: app, now: now, auditLine: auditLine)
     }
 
     func changes(of app: String, since token: Int64) async throws -> [AuthorizationChange] {

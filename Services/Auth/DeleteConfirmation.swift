@@ -22,13 +22,13 @@ extension AuthService {
             case .status(let status):
                 let allowed = status == .authorized
                 responder.succeed(DeleteConfirmation(allowed: allowed))
-                audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count,
-                             outcome: allowed ? "allowed" : "declined")
+                audit.record(app: body.app, operation: .deleteConfirmation, assetCount: body.assets.count,
+                             outcome: allowed ? .allowed : .declined)
             case .withdrawn(let reason):
                 responder.fail(LightboxError(.cancelled, reason))
             default:
                 responder.fail(LightboxError(.timeout, "The owner did not answer within \(timeout); nothing was deleted."))
-                audit.record(app: body.app, operation: "delete:confirm", assetCount: body.assets.count, outcome: "timeout")
+                audit.record(app: body.app, operation: .deleteConfirmation, assetCount: body.assets.count, outcome: .timeout)
             }
         }
         let prompt = await prompts.open(kind: .deleteAssets, app: body.app, appName: manifest.name, level: nil,

@@ -13,10 +13,20 @@ public struct MediaError: Error, Hashable, Sendable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    /// What the picker was doing when it failed, set where that is known (`during(_:)`); it words
+    /// the app's error (`lightboxError`).
+    public var work: MediaWork?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+    }
+
+    /// The same error, as a failure of `work`.
+    public func during(_ work: MediaWork) -> MediaError {
+        var error = self
+        error.work = work
+        return error
     }
 
     public var description: String { message }

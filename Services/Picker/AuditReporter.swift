@@ -35,7 +35,7 @@ final class AuditReporter: Sendable {
         flush()
     }
 
-    func record(app: String, operation: String, assetCount: Int = 0, outcome: String, bytes: Int64? = nil, asset: String? = nil) {
+    func record(app: String, operation: AuditOperation, assetCount: Int = 0, outcome: AuditOutcome, bytes: Int64? = nil, asset: String? = nil) {
         let entry = AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: Date(), bytes: bytes,
                                asset: asset)
         let (flushNow, schedule) = state.withLock { state -> (Bool, Bool) in
@@ -78,16 +78,16 @@ final class AuditReporter: Sendable {
 
 extension AuditReporter {
     /// A stream's end (load, video): `completed` with the bytes delivered, or why it stopped.
-    func record(app: String, operation: String, assetCount: Int, outcome: StreamOutcome, asset: String) {
+    func record(app: String, operation: AuditOperation, assetCount: Int, outcome: StreamOutcome, asset: String) {
         switch outcome {
         case .completed(let bytes):
-            record(app: app, operation: operation, assetCount: assetCount, outcome: "completed", bytes: bytes, asset: asset)
+            record(app: app, operation: operation, assetCount: assetCount, outcome: .completed, bytes: bytes, asset: asset)
         case .cancelled:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: "cancelled", asset: asset)
+            record(app: app, operation: operation, assetCount: assetCount, outcome: .cancelled, asset: asset)
         case .abandoned:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: "abandoned", asset: asset)
+            record(app: app, operation: operation, assetCount: assetCount, outcome: .abandoned, asset: asset)
         case .failed:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: "failed", asset: asset)
+            record(app: app, operation: operation, assetCount: assetCount, outcome: .failed, asset: asset)
         }
     }
 }

@@ -29,12 +29,12 @@ extension PickerService {
                     if reply.status == .ok { confirmation = try reply.body(DeleteConfirmation.self) }
                 }
                 guard confirmation?.allowed == true else {
-                    auditReporter.record(app: app, operation: "delete", assetCount: assets.count, outcome: "declined")
+                    auditReporter.record(app: app, operation: .delete, assetCount: assets.count, outcome: .declined)
                     responder.fail(LightboxError(.cancelled, "The owner did not allow the deletion; nothing was deleted."))
                     return
                 }
                 let deleted = try await catalog.remove(assets)
-                auditReporter.record(app: app, operation: "delete", assetCount: deleted.count, outcome: "deleted")
+                auditReporter.record(app: app, operation: .delete, assetCount: deleted.count, outcome: .deleted)
                 logger.info("deleted assets", metadata: ["app": "\(app)", "count": "\(deleted.count)"])
                 responder.succeed(DeleteAssetsResponse(deleted: deleted))
             } catch let error as LightboxError {

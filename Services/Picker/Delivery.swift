@@ -53,7 +53,7 @@ extension PickerService {
                 try ImageRenderer.compatibleJPEG(of: original, to: destination, timeLimit: timeLimit)
             } _: { try await stripped($0, "compatible") }
         } catch let error as MediaError {
-            throw Self.lightboxError(error, doing: "prepare this asset")
+            throw error.during(.prepareAsset)
         }
     }
 }

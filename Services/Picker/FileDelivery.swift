@@ -76,18 +76,18 @@ extension PickerService {
         let socket = try DeliverySocket(path: path, tickets: fileTickets, logger: logger) { outcome in
             switch outcome {
             case .delivered(let ticket, let peer):
-                auditReporter.record(app: ticket.app, operation: "open", assetCount: 1,
-                                     outcome: "delivered to pid \(peer.processID) uid \(peer.userID)", bytes: ticket.fileSize, asset: ticket.asset)
+                auditReporter.record(app: ticket.app, operation: .open, assetCount: 1,
+                                     outcome: .delivered(toProcess: peer.processID, user: peer.userID), bytes: ticket.fileSize, asset: ticket.asset)
             case .refused(let ticket, let peer, let error):
                 let presenter = peer.map { " by pid \($0.processID) uid \($0.userID)" } ?? ""
                 if let ticket {
-                    auditReporter.record(app: ticket.app, operation: "open", assetCount: 1, outcome: "refused:\(error.code)\(presenter)",
+                    auditReporter.record(app: ticket.app, operation: .open, assetCount: 1, outcome: .refused("\(error.code)\(presenter)"),
                                          asset: ticket.asset)
                 } else {
                     logger.notice("delivery ticket refused", metadata: ["presenter": "\(presenter)", "reason": "\(error.message)"])
                 }
             case .expired(let ticket):
-                auditReporter.record(app: ticket.app, operation: "open", assetCount: 1, outcome: "expired", asset: ticket.asset)
+                auditReporter.record(app: ticket.app, operation: .open, assetCount: 1, outcome: .expired, asset: ticket.asset)
             }
         }
         deliverySocket.withLock { $0 = socket }

@@ -20,7 +20,7 @@ extension PickerService {
         if let width = body.targetWidth, let height = body.targetHeight, width <= 0 || height <= 0 || width > 20_000 || height > 20_000 {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
-        auditReporter.record(app: app, operation: "image", assetCount: 1, outcome: "requested", asset: asset.identifier)
+        auditReporter.record(app: app, operation: .image, assetCount: 1, outcome: .requested, asset: asset.identifier)
         imageRequests.begin(request.id, of: app)
         let registry = imageRequests
         let id = request.id
@@ -84,7 +84,7 @@ extension PickerService {
         }
         guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                                progress: { responder.progress($0) }) else {
-            auditReporter.record(app: app, operation: "video", assetCount: 1, outcome: "inCloud", asset: asset.identifier)
+            auditReporter.record(app: app, operation: .video, assetCount: 1, outcome: .inCloud, asset: asset.identifier)
             responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
             return
         }
@@ -97,18 +97,18 @@ extension PickerService {
         guard let derivative else {
             responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
             return try await stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
-                              app: app, operation: "video", responder: responder)
+                              app: app, operation: .video, responder: responder)
         }
         let file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
         responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
-        try await stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: "video",
+        try await stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: .video,
                    responder: responder)
     }
 
     func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {
         let app = try request.requireApp()
         let asset = try await visibleAsset(try request.body(AssetRequest.self).asset, app: app, request: request)
-        auditReporter.record(app: app, operation: "properties", assetCount: 1, outcome: "delivered", asset: asset.identifier)
+        auditReporter.record(app: app, operation: .properties, assetCount: 1, outcome: .delivered, asset: asset.identifier)
         responder.succeed(ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties))
     }
 
@@ -164,7 +164,7 @@ extension PickerService {
                                          to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
-            throw Self.lightboxError(error, doing: "render this image")
+            throw error.during(.renderImage)
         }
     }
 
@@ -215,14 +215,5 @@ extension PickerService {
     static func rendered(_ data: Data, of url: URL) -> Rendered {
         let metadata = try? MetadataReader.read(fileAt: url, contents: data)
         return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
-    }
-
-    /// What an app is told when media work fails: `timeout` for work stopped by its time limit,
-    /// `badMedia` otherwise.
-    static func lightboxError(_ error: MediaError, doing work: String) -> LightboxError {
-        if error.code == .timedOut {
-            return LightboxError(.timeout, "The picker stopped trying to \(work): \(error.message). Ask for a smaller size.")
-        }
-        return LightboxError(.badMedia, "The picker could not \(work): \(error.message)")
     }
 }

@@ -19,7 +19,7 @@ extension PickerService {
         }
         let changes = entries.compactMap { LibraryChangeLog.visible($0, to: decision) }
         let token = entries.last?.token ?? max(since, latest)
-        auditReporter.record(app: app, operation: "changes", assetCount: changes.count, outcome: "delivered")
+        auditReporter.record(app: app, operation: .changes, assetCount: changes.count, outcome: .delivered)
         responder.succeed(LibraryChangesResponse(changes: changes, token: token, hasMore: entries.count == limit))
     }
 
@@ -62,7 +62,7 @@ extension PickerService {
         }
         let isAdding = request.op == .addToAlbum
         let changed = try await catalog.setMembership(of: body.assets, in: body.album, isAdding: isAdding)
-        auditReporter.record(app: app, operation: isAdding ? "album:add" : "album:remove", assetCount: changed, outcome: "changed")
+        auditReporter.record(app: app, operation: isAdding ? .albumAdd : .albumRemove, assetCount: changed, outcome: .changed)
         responder.succeed(Empty())
     }
 
@@ -77,7 +77,7 @@ extension PickerService {
         let limit = min(max(body.limit ?? 100, 1), ListAssetsRequest.maximumLimit)
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.albumPage(body.album, limit: limit, after: cursor)
-        auditReporter.record(app: app, operation: "album:assets", assetCount: page.assets.count, outcome: "delivered")
+        auditReporter.record(app: app, operation: .albumAssets, assetCount: page.assets.count, outcome: .delivered)
         responder.succeed(FetchAssetsResponse(assets: page.assets, total: page.assets.count, next: page.next?.encoded))
     }
 }

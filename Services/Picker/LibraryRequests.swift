@@ -14,7 +14,7 @@ extension PickerService {
         let found = try await catalog.assets(visible)
         // In the order asked, as PHFetchResult keeps it; unknown or unseen identifiers are simply absent.
         let assets = visible.compactMap { found[$0]?.summary }
-        auditReporter.record(app: app, operation: "fetch", assetCount: assets.count, outcome: decision.allowed ? "delivered" : "refused")
+        auditReporter.record(app: app, operation: .fetch, assetCount: assets.count, outcome: decision.allowed ? .delivered : .refused)
         responder.succeed(FetchAssetsResponse(assets: assets, total: assets.count))
     }
 
@@ -24,11 +24,11 @@ extension PickerService {
         let decision = try await decide(.read, for: app, on: request)
         switch decision.scope {
         case .none:
-            auditReporter.record(app: app, operation: "query", outcome: "refused")
+            auditReporter.record(app: app, operation: .query, outcome: .refused)
             responder.succeed(FetchAssetsResponse(assets: [], total: 0))
         case .selection, .all:
             let (page, total, next) = try await catalog.assets(matching: query, inSelectionOf: decision.scope == .all ? nil : app)
-            auditReporter.record(app: app, operation: "query", assetCount: page.count, outcome: "delivered")
+            auditReporter.record(app: app, operation: .query, assetCount: page.count, outcome: .delivered)
             responder.succeed(FetchAssetsResponse(assets: page, total: total, next: next?.encoded))
         }
     }
@@ -54,7 +54,7 @@ extension PickerService {
         do {
             identifier = try await importer.createAsset(from: file, fileName: name)
         } catch let error as MediaError {
-            throw LightboxError(.badMedia, "The added file is not usable media: \(error.message)")
+            throw error.during(.acceptAddedFile)
         }
         _ = try await authConnection().request(.assetCreated, AssetCreatedRequest(app: app, asset: identifier), as: Empty.self)
         responder.succeed(CreateAssetResponse(identifier: identifier))
@@ -85,8 +85,8 @@ extension PickerService {
         } catch let error as LightboxError where error.code == .timeout {
             throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
         }
-        auditReporter.record(app: app, operation: action.rawValue, assetCount: assetCount ?? 0,
-                             outcome: decision.allowed ? "allowed:" + decision.scope.rawValue : "refused:" + decision.status.rawValue)
+        auditReporter.record(app: app, operation: .decision(action), assetCount: assetCount ?? 0,
+                             outcome: decision.allowed ? .allowed(decision.scope) : .refused(decision.status.rawValue))
         return decision
     }
 

@@ -68,7 +68,7 @@ extension PickerService {
                 try DerivativeCache.write(PosterFrame.jpeg(of: original, side: side).data, to: destination)
             } _: { try await use($0) }
         } catch let error as MediaError {
-            throw LightboxError(.badMedia, "The picker could not make a poster frame of this movie: \(error.message)")
+            throw error.during(.makePosterFrame)
         }
     }
 }

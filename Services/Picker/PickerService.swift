@@ -188,7 +188,7 @@ public final class PickerService: Service {
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.responder.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."))
-            auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
+            auditReporter.record(app: session.app, operation: .pick(.answered), outcome: .cancelled)
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
@@ -221,7 +221,7 @@ public final class PickerService: Service {
         let pick = try request.body(CancelPickRequest.self).pick
         guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
         session.responder.succeed(PickResponse(pick: pick, results: []))
-        auditReporter.record(app: session.app, operation: "pick:answered", outcome: "cancelled")
+        auditReporter.record(app: session.app, operation: .pick(.answered), outcome: .cancelled)
         responder.succeed(Empty())
     }
 
@@ -268,7 +268,7 @@ public final class PickerService: Service {
             throw LightboxError(.busy, "App \(app) already has \(self.configuration.pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
         }
         responder.event(PickStarted(pick: session.id))
-        auditReporter.record(app: app, operation: "pick:opened", assetCount: configuration.selectionLimit, outcome: "waiting")
+        auditReporter.record(app: app, operation: .pick(.opened), assetCount: configuration.selectionLimit, outcome: .waiting)
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
         let sessions = self.sessions
         let timeout = self.configuration.pickTimeout
@@ -276,7 +276,7 @@ public final class PickerService: Service {
         Task {
             try? await Task.sleep(for: timeout)
             if let expired = await sessions.take(session.id) {
-                auditReporter.record(app: expired.app, operation: "pick:answered", outcome: "timeout")
+                auditReporter.record(app: expired.app, operation: .pick(.answered), outcome: .timeout)
                 expired.responder.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."))
             }
         }
@@ -288,7 +288,7 @@ public final class PickerService: Service {
         let (capability, asset) = try await redeemed(token, by: app, for: request.op)
         let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
         let fileSize = try await deliveredFileSize(of: asset, capability)
-        auditReporter.record(app: app, operation: "describe", assetCount: 1, outcome: "ok", asset: asset.identifier)
+        auditReporter.record(app: app, operation: .describe, assetCount: 1, outcome: .ok, asset: asset.identifier)
         responder.succeed(ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
                                               fileSize: fileSize, properties: asset.basicProperties, imageProperties: properties))
     }
@@ -300,7 +300,7 @@ public final class PickerService: Service {
         try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
                                       progress: { responder.progress($0) }) { [self] file in
             try await stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
-                             app: app, operation: "load", responder: responder)
+                             app: app, operation: .load, responder: responder)
         }
     }
 
@@ -330,7 +330,7 @@ public final class PickerService: Service {
     }
 
     /// Streams a file under the client's credit and records how the load ended.
-    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, operation: String,
+    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, operation: AuditOperation,
                 responder: Responder) async throws {
         let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
         let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
@@ -380,22 +380,30 @@ public final class PickerService: Service {
         if let filter = configuration.filter, let excluded = body.assets.first(where: { !filter.matches(found[$0]!.traits) }) {
             throw LightboxError(.badRequest, "Asset \(excluded) does not match this pick's filter \(filter).", details: ["asset": excluded])
         }
-        // Claim the session before issuing tokens so a concurrent choose or cancel cannot answer twice.
-        guard let claimed = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
         var chosen = body.assets.map { found[$0]! }
         if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
         // The owner may remove more metadata than the app asked, never less.
         let stripping = max(configuration.stripMetadata, body.stripMetadata ?? .none)
-        var results: [PickerResult] = []
-        for asset in chosen {
-            let types = Representations.registeredTypes(for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping)
-            let grant = try await tokens.issue(app: claimed.app, asset: asset.identifier, pick: claimed.id, types: types, stripping: stripping)
-            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: types,
+        let requests = chosen.map { asset in
+            ProviderTokenStore.Request(asset: asset.identifier, types: Representations.registeredTypes(
+                for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping))
+        }
+        // Every token is stored, in one transaction, before the session is claimed: when issuing
+        // fails, the owner is told and the app's pick still waits; once claimed, nothing can fail.
+        let grants = try await tokens.issue(app: session.app, pick: session.id, requests, stripping: stripping)
+        // A concurrent choose or cancel may have answered meanwhile: the tokens never leave.
+        guard let claimed = await sessions.take(body.pick) else {
+            try await tokens.discard(grants)
+            throw noSuchPick(body.pick)
+        }
+        let results = zip(chosen, zip(requests, grants)).map { asset, issued in
+            let (request, grant) = issued
+            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: request.types,
                                                   suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
-            results.append(PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider))
+            return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
         }
         claimed.responder.succeed(PickResponse(pick: claimed.id, results: results))
-        auditReporter.record(app: claimed.app, operation: "pick:answered", assetCount: results.count, outcome: "delivered")
+        auditReporter.record(app: claimed.app, operation: .pick(.answered), assetCount: results.count, outcome: .delivered)
         logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
         responder.succeed(ChooseResponse(delivered: results.count))
     }

@@ -24,14 +24,37 @@ struct ProviderTokenStore: Sendable {
         var stripping: MetadataStripping
     }
 
+    /// One asset's token in what a pick issues: the asset and the types it registers.
+    struct Request: Sendable {
+        var asset: String
+        var types: [UTType]
+    }
+
     func issue(app: String, asset: String, pick: String, types: [UTType] = [], stripping: MetadataStripping = .none,
                now: Date = Date()) async throws -> Grant {
-        let token = "lbt_" + SecureRandom.token(bytes: 32)
+        try await issue(app: app, pick: pick, [Request(asset: asset, types: types)], stripping: stripping, now: now)[0]
+    }
+
+    /// A token for each request, in their order, all in one transaction: all are stored or none is
+    /// (an asset removed meanwhile fails the whole pick's answer, not half of it).
+    func issue(app: String, pick: String, _ requests: [Request], stripping: MetadataStripping = .none,
+               now: Date = Date()) async throws -> [Grant] {
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
-        let record = TokenRecord(tokenHash: Self.hash(token), app: app, asset: asset, pick: pick, issuedAt: now,
-                                 expiresAt: expiresAt, revokedAt: nil, types: Self.json(types), strip: stripping.rawValue)
-        try await database.write { db in try record.insert(db) }
-        return Grant(token: token, expiresAt: expiresAt)
+        let tokens = requests.map { _ in "lbt_" + SecureRandom.token(bytes: 32) }
+        let records = zip(tokens, requests).map { token, request in
+            TokenRecord(tokenHash: Self.hash(token), app: app, asset: request.asset, pick: pick, issuedAt: now,
+                        expiresAt: expiresAt, revokedAt: nil, types: Self.json(request.types), strip: stripping.rawValue)
+        }
+        try await database.write { db in
+            for record in records { try record.insert(db) }
+        }
+        return tokens.map { Grant(token: $0, expiresAt: expiresAt) }
+    }
+
+    /// Removes tokens that were issued but never handed out (their pick was answered elsewhere).
+    func discard(_ grants: [Grant]) async throws {
+        let hashes = grants.map { Self.hash($0.token) }
+        _ = try await database.write { db in try TokenRecord.deleteAll(db, keys: hashes) }
     }
 
     /// The asset a token grants to `app`, or the wire error that says why not. Every attempt is audited.
@@ -70,7 +93,7 @@ struct ProviderTokenStore: Sendable {
         }
         if case .failure(let error) = outcome {
             // Successful uses are recorded by the read itself, with what it delivered.
-            audit?.record(app: app, operation: Self.auditName(of: operation), outcome: "refused:" + Self.describe(error, record: record, app: app),
+            audit?.record(app: app, operation: Self.auditOperation(of: operation), outcome: .refused(Self.describe(error, record: record, app: app)),
                           asset: record?.asset)
         }
         return try outcome.get()
@@ -91,8 +114,8 @@ struct ProviderTokenStore: Sendable {
     }
 
     /// `provider.describe` → `describe`, as the audit trail names reads.
-    static func auditName(of operation: OperationName) -> String {
-        String(operation.rawValue.split(separator: ".").last ?? Substring(operation.rawValue))
+    static func auditOperation(of operation: OperationName) -> AuditOperation {
+        AuditOperation(String(operation.rawValue.split(separator: ".").last ?? Substring(operation.rawValue)))
     }
 
     static func hash(_ token: String) -> String {

@@ -30,7 +30,7 @@ extension PickerService {
                 }
             }
         } catch let error as MediaError {
-            throw Self.movieError(error)
+            throw error.during(.prepareMovie)
         }
     }
 
@@ -43,16 +43,7 @@ extension PickerService {
                 try await MovieMetadataStripper.strip(stripping, from: source, to: destination, blocking: pool)
             }
         } catch let error as MediaError {
-            throw Self.movieError(error)
-        }
-    }
-
-    static func movieError(_ error: MediaError) -> LightboxError {
-        switch error.code {
-        case .toolMissing:
-            LightboxError(.internal, "The picker cannot prepare movies: \(error.message).")
-        default:
-            LightboxError(.badMedia, "The picker could not prepare this movie: \(error.message).")
+            throw error.during(.prepareMovie)
         }
     }
 }

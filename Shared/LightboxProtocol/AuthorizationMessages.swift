@@ -250,7 +250,7 @@ public struct AuditEntry: Codable, Sendable, Hashable {
     /// Increases with every entry; the `before` cursor of `owner.audit` pages by it.
     public var id: Int64?
     public var app: String
-    /// `read`, `settings`, `request:readWrite`, `pick:opened`, `load`, `fetch` … (see docs/PROTOCOL.md).
+    /// `read`, `settings`, `request:readWrite`, `pick:opened`, `load`, `fetch` … (see docs/PROTOCOL.md); `AuditOperation` spells them.
     public var operation: String
     public var assetCount: Int
     public var outcome: String
@@ -275,6 +275,15 @@ public struct AuditEntry: Codable, Sendable, Hashable {
         self.asset = asset
         self.times = times
         self.lastAt = lastAt
+    }
+}
+
+extension AuditEntry {
+    /// An entry from the types; the wire keeps their spelling.
+    public init(app: String, operation: AuditOperation, assetCount: Int = 0, outcome: AuditOutcome, at: Date, bytes: Int64? = nil,
+                asset: String? = nil) {
+        self.init(app: app, operation: operation.rawValue, assetCount: assetCount, outcome: outcome.rawValue, at: at, bytes: bytes,
+                  asset: asset)
     }
 }
 

@@ -3,21 +3,23 @@ import LightboxProtocol
 import Logging
 
 extension Responder {
-    /// Runs a handler's body. A `LightboxError` becomes its error reply; any other error is logged and
-    /// answered with `internal`, so one bad request never stops the service.
+    /// Runs a handler's body. A thrown error becomes its wire form here and only here
+    /// (`LightboxError(converting:)`): its own conversion, or `internal`, so one bad request never
+    /// stops the service. A cause behind the wire error is logged, never sent.
     /// Each request is counted and timed by operation and outcome (RequestMetrics).
     public func answering(_ request: IncomingRequest, service: String, _ body: () async throws -> Void) async {
         let start = DispatchTime.now()
         var outcome = "ok"
         do {
             try await body()
-        } catch let error as LightboxError {
-            outcome = error.code.rawValue
-            fail(error)
         } catch {
-            outcome = ErrorCode.internal.rawValue
-            request.logger.error("request failed", metadata: ["error": "\(error)"])
-            fail(LightboxError(.internal, "\(service) failed to handle \(request.op); see its log."))
+            let wire = LightboxError(converting: error, fallback: "\(service) failed to handle \(request.op); see its log.")
+            outcome = wire.code.rawValue
+            if let cause = wire.cause {
+                request.logger.log(level: wire.code == .internal ? .error : .notice, "request failed",
+                                   metadata: ["code": "\(wire.code)", "error": "\(cause)"])
+            }
+            fail(wire)
         }
         RequestMetrics.record(service: service, op: request.op, outcome: outcome, since: start)
         // Checked first: the request's logger is made only when it will be used, and services

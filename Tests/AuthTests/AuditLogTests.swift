@@ -59,7 +59,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         // Recording returns at once; the lines land together, a few milliseconds later.
         let count = 2_000
-        for index in 0..<count { log.record(app: "demo", operation: "read", assetCount: index, outcome: "allowed:all") }
+        for index in 0..<count { log.record(app: "demo", operation: .decision(.read), assetCount: index, outcome: .allowed(.all)) }
         await log.flush()
         let rows = try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit") }
         #expect(rows == count)
@@ -75,7 +75,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         log.record((0..<1_000).map { AuditEntry(app: "demo", operation: "fetch", assetCount: 1, outcome: "delivered", at: start.addingTimeInterval(Double($0) / 1000)) })
-        log.record(app: "demo", operation: "settings", outcome: "readWrite:authorized", at: start.addingTimeInterval(2))
+        log.record(app: "demo", operation: .settings, outcome: AuditOutcome(rawValue: "readWrite:authorized"), at: start.addingTimeInterval(2))
         await log.flush()
         #expect(try await database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit") } == 2)
         let lines = try await log.entries(AuditRequest(app: "demo")).entries
@@ -89,7 +89,7 @@ import Testing
     @Test func entriesAreReadAfterWhatWasRecorded() async throws {
         let (log, _, folder) = try makeLog()
         defer { try? FileManager.default.removeItem(at: folder) }
-        log.record(app: "demo", operation: "settings", outcome: "readWrite:authorized")
+        log.record(app: "demo", operation: .settings, outcome: AuditOutcome(rawValue: "readWrite:authorized"))
         #expect(try await log.entries(AuditRequest(app: "demo")).entries.map(\.operation) == ["settings"])
     }
 }

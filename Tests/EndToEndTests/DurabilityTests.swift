@@ -74,6 +74,43 @@ import Testing
         }
     }
 
+    /// The owner's record of every change: lightbox-auth is killed with SIGKILL right after a change
+    /// is acknowledged (when a buffered audit line would still be in memory), restarted, and
+    /// afterwards every acknowledged change has its `settings` line. Each change is told apart by
+    /// its selection's length, which the line carries as its asset count.
+    @Test func acknowledgedChangesKeepTheirAuditLinesThroughSIGKILL() async throws {
+        let harness = try ServiceHarness(importFolders: [])
+        defer { harness.stop() }
+        try harness.startAuth()
+        _ = try await harness.directory.keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
+        let app = "audited"
+        let registry = AppRegistryClient(auth: try await harness.directory.connectToAuth(as: try harness.directory.ownerKeyPair()))
+        let key = try CurveKeyPair.loadOrCreate(at: harness.directory.keys.appKeyURL(app))
+        try await retrying { try await registry.register(AppManifest(id: app, name: app, publicKey: key.publicKey)) }
+        let settings = OwnerSettings(auth: try await harness.directory.connectToAuth(as: try harness.directory.ownerKeyPair(), timeout: .seconds(2)))
+
+        var acknowledged: [Int] = []
+        for round in 0..<5 {
+            for step in 0..<10 {
+                let length = round * 10 + step + 1
+                let request = SetAccessRequest(app: app, readWrite: .limited, selection: (0..<length).map { "ASSET-\($0)/L0/001" })
+                _ = try await retrying(harness: harness) { try await settings.setAccess(request) }
+                acknowledged.append(length)
+            }
+            let auth = try #require(harness.auth)
+            kill(auth.processIdentifier, SIGKILL)
+            auth.waitUntilExit()
+            try harness.startAuth()
+        }
+
+        let lines = try await retrying(harness: harness) {
+            try await settings.audit(AuditRequest(app: app, operation: AuditOperation.settings.rawValue, limit: 10_000)).entries
+        }
+        let audited = Set(lines.filter { $0.outcome == AuditOutcome.settings(readWrite: .limited, addOnly: .notDetermined).rawValue }.map(\.assetCount))
+        let missing = acknowledged.filter { !audited.contains($0) }
+        #expect(missing.isEmpty, "acknowledged changes without a settings line: \(missing)")
+    }
+
     /// Runs `operation` until it succeeds, restarting lightbox-auth when it has died.
     func retrying<T>(harness: ServiceHarness? = nil, _ operation: () async throws -> T) async throws -> T {
         for attempt in 1... {

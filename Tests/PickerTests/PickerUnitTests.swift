@@ -158,6 +158,22 @@ struct PickerFixture {
         #expect(audited.map(\.asset) == [asset, nil])
     }
 
+    /// A pick's tokens are stored all or none: an asset gone before its token was stored fails the
+    /// whole answer and leaves no token for the others.
+    @Test func aPicksTokensAreIssuedAllOrNone() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let asset = try await importedAsset(fixture)
+        let requests = [ProviderTokenStore.Request(asset: asset, types: [.jpeg]), ProviderTokenStore.Request(asset: "GONE/L0/001", types: [.jpeg])]
+        await #expect(throws: (any Error).self) { try await fixture.tokens.issue(app: "demo", pick: "p", requests) }
+        #expect(try await fixture.tokens.database.read { try TokenRecord.fetchCount($0) } == 0)
+        let grants = try await fixture.tokens.issue(app: "demo", pick: "p", [requests[0], requests[0]])
+        #expect(grants.count == 2)
+        #expect(try await fixture.tokens.redeem(grants[1].token, by: "demo", for: .load) == asset)
+        try await fixture.tokens.discard(grants)
+        #expect(try await fixture.tokens.database.read { try TokenRecord.fetchCount($0) } == 0)
+    }
+
     @Test func revokingAnAppRevokesAllItsTokens() async throws {
         let fixture = try PickerFixture()
         defer { fixture.remove() }
