@@ -45,10 +45,10 @@ public enum DeliverySocketClient {
             answer += buffer[..<count]
         }
         let text = answer.split(separator: UInt8(ascii: "\n"), maxSplits: 1, omittingEmptySubsequences: false).first ?? []
-        guard let decoded = try? JSONDecoder().decode(DeliveryAnswer.self, from: Data(text)), decoded.status == .ok, descriptor >= 0 else {
+        let decoded = try? JSONDecoder().decode(DeliveryAnswer.self, from: Data(text))
+        guard let decoded, decoded.status == .ok, descriptor >= 0 else {
             if descriptor >= 0 { close(descriptor) }
-            let refusal = try? JSONDecoder().decode(DeliveryAnswer.self, from: Data(text))
-            throw LightboxError(refusal?.code ?? .internal, refusal?.message ?? "The delivery socket answered without a file.")
+            throw LightboxError(decoded?.code ?? .internal, decoded?.message ?? "The delivery socket answered without a file.")
         }
         return descriptor
     }
