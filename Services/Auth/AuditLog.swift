@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxTransport
 import LightboxStorage
 import Metrics
 import Synchronization
@@ -152,4 +153,9 @@ public final class AuditLog: Sendable {
 
     /// A stored count as the wire spells it: absent for a line that happened once.
     static func times(_ stored: Int) -> Int? { stored > 1 ? stored : nil }
+}
+
+/// The lines the operation table writes (app reads, refusals) are group-committed with the rest.
+extension AuditLog: OperationAuditor {
+    public func record(_ entry: AuditEntry) { record([entry]) }
 }

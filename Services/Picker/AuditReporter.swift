@@ -36,8 +36,10 @@ final class AuditReporter: Sendable {
     }
 
     func record(app: String, operation: AuditOperation, assetCount: Int = 0, outcome: AuditOutcome, bytes: Int64? = nil, asset: String? = nil) {
-        let entry = AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: Date(), bytes: bytes,
-                               asset: asset)
+        record(AuditEntry(app: app, operation: operation, assetCount: assetCount, outcome: outcome, at: Date(), bytes: bytes, asset: asset))
+    }
+
+    func record(_ entry: AuditEntry) {
         let (flushNow, schedule) = state.withLock { state -> (Bool, Bool) in
             state.buffer.append(entry)
             if state.buffer.count > Self.maximumBacklog {
@@ -76,18 +78,4 @@ final class AuditReporter: Sendable {
     var dropped: Int { state.withLock { $0.dropped } }
 }
 
-extension AuditReporter {
-    /// A stream's end (load, video): `completed` with the bytes delivered, or why it stopped.
-    func record(app: String, operation: AuditOperation, assetCount: Int, outcome: StreamOutcome, asset: String) {
-        switch outcome {
-        case .completed(let bytes):
-            record(app: app, operation: operation, assetCount: assetCount, outcome: .completed, bytes: bytes, asset: asset)
-        case .cancelled:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: .cancelled, asset: asset)
-        case .abandoned:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: .abandoned, asset: asset)
-        case .failed:
-            record(app: app, operation: operation, assetCount: assetCount, outcome: .failed, asset: asset)
-        }
-    }
-}
+extension AuditReporter: OperationAuditor {}

@@ -9,12 +9,12 @@ extension PickerService {
     /// How long an app's deletion may wait for the owner (lightbox-auth's prompt timeout ends it first).
     static let deleteConfirmationWait: Duration = .seconds(3600)
 
-    func deleteAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let assets = try validated(try request.body(DeleteAssetsRequest.self).assets)
-        let decision = try await decide(.delete, for: app, on: request, assetCount: assets.count)
-        guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not delete assets.") }
-        let found = try await catalog.assets(try await visible(assets, for: app, in: decision))
+    func deleteAssets(_ app: AppID, _ body: DeleteAssetsRequest, _ context: inout RequestContext,
+                      _ reply: LaterReply<DeleteAssetsResponse>) async throws {
+        let assets = try validated(body.assets)
+        let view = try await view(.delete, for: app, on: context, assetCount: assets.count)
+        guard view.isAllowed else { throw LightboxError(.notAuthorized, view.decision.reason ?? "This app may not delete assets.") }
+        let found = try await catalog.assets(try await view.visible(assets))
         if let unseen = assets.first(where: { found[$0] == nil }) {
             throw LightboxError(.notFound, "No asset \(unseen) is visible to this app.", details: ["asset": unseen])
         }
@@ -23,31 +23,27 @@ extension PickerService {
         Task { [self] in
             do {
                 var confirmation: DeleteConfirmation?
-                for try await reply in auth.send(.confirmDelete, DeleteConfirmationRequest(app: app, assets: assets),
+                for try await answer in auth.send(.confirmDelete, DeleteConfirmationRequest(app: app.rawValue, assets: assets),
                                                  timeout: Self.deleteConfirmationWait) {
-                    if reply.status == .event, let shown = try? reply.body(PromptShown.self) { responder.event(shown) }
-                    if reply.status == .ok { confirmation = try reply.body(DeleteConfirmation.self) }
+                    if answer.status == .event, let shown = try? answer.body(PromptShown.self) { reply.event(shown) }
+                    if answer.status == .ok { confirmation = try answer.body(DeleteConfirmation.self) }
                 }
                 guard confirmation?.allowed == true else {
-                    auditReporter.record(app: app, operation: .delete, assetCount: assets.count, outcome: .declined)
-                    responder.fail(LightboxError(.cancelled, "The owner did not allow the deletion; nothing was deleted."))
+                    reply.fail(LightboxError(.cancelled, "The owner did not allow the deletion; nothing was deleted."),
+                               audit: AuditFacts(.declined, assetCount: assets.count))
                     return
                 }
                 let deleted = try await catalog.remove(assets)
-                auditReporter.record(app: app, operation: .delete, assetCount: deleted.count, outcome: .deleted)
                 logger.info("deleted assets", metadata: ["app": "\(app)", "count": "\(deleted.count)"])
-                responder.succeed(DeleteAssetsResponse(deleted: deleted))
-            } catch let error as LightboxError {
-                responder.fail(error)
+                reply.succeed(DeleteAssetsResponse(deleted: deleted), audit: AuditFacts(.deleted, assetCount: deleted.count))
             } catch {
-                responder.fail(LightboxError(.internal, "Deleting failed: \(error)"))
+                reply.fail(LightboxError(converting: error, fallback: "Deleting failed; see lightbox-picker's log."))
             }
         }
     }
 
-    func ownerDelete(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let assets = try validated(try request.body(DeleteAssetsRequest.self).assets)
-        responder.succeed(DeleteAssetsResponse(deleted: try await catalog.remove(assets)))
+    func ownerDelete(_ body: DeleteAssetsRequest) async throws -> DeleteAssetsResponse {
+        DeleteAssetsResponse(deleted: try await catalog.remove(try validated(body.assets)))
     }
 
     private func validated(_ assets: [String]) throws(LightboxError) -> [String] {

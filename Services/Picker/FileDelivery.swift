@@ -11,26 +11,25 @@ import Glibc
 /// read-only file descriptor on the delivery socket (`DeliverySocket`): the original or the cached
 /// derivative itself when nothing must change, a sealed memory copy when metadata is removed.
 extension PickerService {
-    func open(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        guard let process = request.peerCredentials, let socket = deliverySocket.withLock({ $0?.path }) else {
+    func open(_ app: AppID, _ body: OpenRequest, _ context: inout RequestContext) async throws -> FileTicket {
+        guard let process = context.request.peerCredentials, let socket = deliverySocket.withLock({ $0?.path }) else {
             throw LightboxError(.badRequest, "provider.open needs an ipc:// connection to the picker (a process on the same host); use provider.load.")
         }
-        let body = try request.body(OpenRequest.self)
-        let loadable = try await loadable(body.token, as: body.type, by: app, for: request.op, responder: responder)
+        let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
+        let responder = context.responder
         let tickets = fileTickets
         let ticket = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
                                                    progress: { responder.progress($0) }) { [self] file in
             try await ticketForFile(file, loadable: loadable, app: app, process: process, tickets: tickets)
         }
-        responder.succeed(FileTicket(ticket: ticket.ticket, socket: socket, fileSize: ticket.fileSize, type: loadable.representation,
-                                     suggestedName: loadable.asset.suggestedName, expiresIn: Int(tickets.lifetime.components.seconds)))
+        return FileTicket(ticket: ticket.ticket, socket: socket, fileSize: ticket.fileSize, type: loadable.representation,
+                          suggestedName: loadable.asset.suggestedName, expiresIn: Int(tickets.lifetime.components.seconds))
     }
 
     /// Opens `file` read-only (a sealed copy of it when metadata was removed) and gives the
     /// descriptor to a new ticket for `process`.
     private func ticketForFile(
-        _ file: URL, loadable: Loadable, app: String, process: PeerCredentials, tickets: FileTickets
+        _ file: URL, loadable: Loadable, app: AppID, process: PeerCredentials, tickets: FileTickets
     ) async throws -> (ticket: String, fileSize: Int64) {
         let opened: RegularFile
         do {
@@ -44,7 +43,7 @@ extension PickerService {
         let sealed = loadable.stripping != .none
         let reservation: FileTickets.Reservation
         do {
-            reservation = try tickets.reserve(app: app, asset: loadable.asset.identifier, process: process, fileSize: size,
+            reservation = try tickets.reserve(app: app.rawValue, asset: loadable.asset.identifier, process: process, fileSize: size,
                                               sealedBytes: sealed ? size : 0)
         } catch {
             close(descriptor)

@@ -10,22 +10,21 @@ extension PickerService {
     static let degradedSide = 128
     static let fastSide = 256
 
-    func requestImage(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(ImageRequest.self)
-        let asset = try await visibleAsset(body.asset, app: app, request: request)
+    func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext) async throws -> ImageResultInfo {
+        let asset = try await visibleAsset(body.asset, app: app, context: context)
         guard asset.mediaType == .image else {
             throw LightboxError(.badRequest, "\(body.asset) is a movie; ask with video.request.")
         }
         if let width = body.targetWidth, let height = body.targetHeight, width <= 0 || height <= 0 || width > 20_000 || height > 20_000 {
             throw LightboxError(.badRequest, "The target size must be 1 to 20000 pixels a side.")
         }
-        auditReporter.record(app: app, operation: .image, assetCount: 1, outcome: .requested, asset: asset.identifier)
-        imageRequests.begin(request.id, of: app)
+        context.audit(.requested, assetCount: 1, asset: asset.identifier)
         let registry = imageRequests
-        let id = request.id
-        let isCancelled: @Sendable () async -> Bool = { registry.isCancelled(id, of: app) }
-        defer { registry.end(id, of: app) }
+        let id = context.id
+        let responder = context.responder
+        registry.begin(id, of: app.rawValue)
+        let isCancelled: @Sendable () async -> Bool = { registry.isCancelled(id, of: app.rawValue) }
+        defer { registry.end(id, of: app.rawValue) }
 
         let cancelled = ImageResultInfo(isCancelled: true)
         let local: AssetRecord?
@@ -33,13 +32,11 @@ extension PickerService {
             local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                          progress: { responder.progress($0) }, isCancelled: isCancelled)
         } catch is CancellationError {
-            responder.succeed(cancelled)
-            return
+            return cancelled
         }
         guard let local else {
             // In the cloud and no network allowed: no image and no error, as PhotoKit says it.
-            responder.succeed(ImageResultInfo(isInCloud: true))
-            return
+            return ImageResultInfo(isInCloud: true)
         }
         // Upright size of the original: no request renders more pixels than it has (see `bounded`).
         let full = ThumbnailSize.upright(width: local.pixelWidth ?? Self.fastSide, height: local.pixelHeight ?? Self.fastSide,
@@ -52,41 +49,40 @@ extension PickerService {
         case .opportunistic:
             let degraded = try await render(local, width: min(width, Self.degradedSide), height: min(height, Self.degradedSide), mode: mode, quality: 60)
             responder.send(.event, degraded.info(isDegraded: true), attachments: [degraded.data])
-            if await isCancelled() { return responder.succeed(cancelled) }
+            if await isCancelled() { return cancelled }
             let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
-            if await isCancelled() { return responder.succeed(cancelled) }
-            responder.send(.ok, final.info(isDegraded: false), attachments: [final.data])
+            if await isCancelled() { return cancelled }
+            context.replyAttachments = [final.data]
+            return final.info(isDegraded: false)
         case .highQualityFormat:
             let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
-            if await isCancelled() { return responder.succeed(cancelled) }
-            responder.send(.ok, final.info(isDegraded: false), attachments: [final.data])
+            if await isCancelled() { return cancelled }
+            context.replyAttachments = [final.data]
+            return final.info(isDegraded: false)
         case .fastFormat:
             let fast = try await render(local, width: min(width, Self.fastSide), height: min(height, Self.fastSide), mode: mode, quality: 70)
-            responder.send(.ok, fast.info(isDegraded: false), attachments: [fast.data])
+            context.replyAttachments = [fast.data]
+            return fast.info(isDegraded: false)
         }
     }
 
-    func cancelImage(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let target = try request.body(CancelImageRequest.self).request
-        guard imageRequests.cancel(target, of: app) else {
-            throw LightboxError(.notFound, "No image request \(target) is running; it may have finished.")
+    func cancelImage(_ app: AppID, _ body: CancelImageRequest) throws -> Empty {
+        guard imageRequests.cancel(body.request, of: app.rawValue) else {
+            throw LightboxError(.notFound, "No image request \(body.request) is running; it may have finished.")
         }
-        responder.succeed(Empty())
+        return Empty()
     }
 
-    func requestVideo(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(VideoRequest.self)
-        let asset = try await visibleAsset(body.asset, app: app, request: request)
+    func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext) async throws -> Streamed<VideoResultInfo> {
+        let asset = try await visibleAsset(body.asset, app: app, context: context)
+        let responder = context.responder
         guard asset.mediaType == .video else {
             throw LightboxError(.badRequest, "\(body.asset) is a photo; ask with image.request.")
         }
         guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                                progress: { responder.progress($0) }) else {
-            auditReporter.record(app: app, operation: .video, assetCount: 1, outcome: .inCloud, asset: asset.identifier)
-            responder.succeed(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
-            return
+            context.audit(.inCloud, assetCount: 1, asset: asset.identifier)
+            return .reply(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
         }
         // High quality (and automatic, as PhotoKit gives it for local movies) is the original.
         let derivative: VideoDerivative? = switch body.deliveryMode ?? .automatic {
@@ -94,28 +90,29 @@ extension PickerService {
         case .mediumQualityFormat: .medium
         case .automatic, .highQualityFormat: nil
         }
-        guard let derivative else {
-            responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
-            return try await stream(local, file: catalog.originalURL(of: local), as: local.type, credit: body.credit, chunkSize: body.chunkSize,
-                              app: app, operation: .video, responder: responder)
+        let file: URL, type: UTType, quality: String
+        if let derivative {
+            file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
+            (type, quality) = (.mpeg4Movie, derivative.rawValue)
+        } else {
+            (file, type, quality) = (catalog.originalURL(of: local), local.type, "original")
         }
-        let file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
-        responder.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
-        try await stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app, operation: .video,
-                   responder: responder)
+        context.event(VideoResultInfo(isInCloud: false, deliveredQuality: quality, type: type))
+        let outcome = try await stream(local, file: file, as: type, credit: body.credit, chunkSize: body.chunkSize, app: app,
+                                       responder: responder)
+        context.audit(AuditFacts(outcome, asset: local.identifier))
+        return .stream(outcome)
     }
 
-    func imageProperties(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let asset = try await visibleAsset(try request.body(AssetRequest.self).asset, app: app, request: request)
-        auditReporter.record(app: app, operation: .properties, assetCount: 1, outcome: .delivered, asset: asset.identifier)
-        responder.succeed(ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties))
+    func imageProperties(_ app: AppID, _ body: AssetRequest, _ context: inout RequestContext) async throws -> ImagePropertiesResponse {
+        let asset = try await visibleAsset(body.asset, app: app, context: context)
+        context.audit(.delivered, assetCount: 1, asset: asset.identifier)
+        return ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties)
     }
 
     /// An asset the app may see through its library access; anything else reads as not found.
-    func visibleAsset(_ identifier: String, app: String, request: IncomingRequest) async throws -> AssetRecord {
-        let decision = try await decide(.read, for: app, on: request, assetCount: 1)
-        guard try await !visible([identifier], for: app, in: decision).isEmpty, let asset = try await catalog.asset(identifier) else {
+    func visibleAsset(_ identifier: String, app: AppID, context: RequestContext) async throws -> AssetRecord {
+        guard try await view(.read, for: app, on: context, assetCount: 1).canSee(identifier), let asset = try await catalog.asset(identifier) else {
             throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
         }
         return asset

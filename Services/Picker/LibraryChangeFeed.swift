@@ -12,14 +12,14 @@ actor LibraryChangeFeed {
 
     struct Watcher: Sendable {
         var responder: Responder
-        var request: IncomingRequest
+        /// The connection the watch came on (for the once-per-launch notice a decision sends).
+        var connection: String
     }
 
-    typealias Decide = @Sendable (_ app: String, _ request: IncomingRequest) async throws -> LibraryDecision
+    typealias View = @Sendable (_ app: String, _ connection: String) async throws -> LibraryView
 
     private let database: DatabasePool
-    private var decide: Decide?
-    private var selections: SelectionTable?
+    private var view: View?
     private var watchers: [String: [Watcher]] = [:]
     /// The newest token already sent to watchers.
     private var delivered: Int64
@@ -31,9 +31,8 @@ actor LibraryChangeFeed {
         delivered = try database.read { db in try LibraryChangeLog.latestToken(in: db) }
     }
 
-    func start(deciding decide: @escaping Decide, selections: SelectionTable) {
-        self.decide = decide
-        self.selections = selections
+    func start(viewing view: @escaping View) {
+        self.view = view
     }
 
     /// Called after a write: delivery runs in the background, off the writer's path.
@@ -65,15 +64,9 @@ actor LibraryChangeFeed {
                   let last = entries.last else { return }
             delivered = last.token
             for (app, list) in watchers {
-                guard let decide, let first = list.first, let decision = try? await decide(app, first.request) else { continue }
-                // A limited app sees only its selection's changes: one lookup for the whole batch.
-                var selected: Set<String> = []
-                if decision.scope == .selection, let selections {
-                    guard let members = try? await selections.members(of: app, among: entries.compactMap(\.asset)) else { continue }
-                    selected = members
-                }
-                for entry in entries {
-                    guard let change = LibraryChangeLog.visible(entry, to: decision, selected: selected) else { continue }
+                guard let view, let first = list.first, let seen = try? await view(app, first.connection),
+                      let changes = try? await seen.changes(in: entries) else { continue }
+                for change in changes {
                     for watcher in list { watcher.responder.event(change) }
                 }
             }

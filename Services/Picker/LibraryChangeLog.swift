@@ -33,19 +33,10 @@ enum LibraryChangeLog {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
     }
 
-    /// The entry as the app with `decision` may see it, or nil: assets only when authorized or in the
-    /// app's selection (`selected`: the entries' assets that are in it), albums only with full access
-    /// (limited apps do not see albums at all).
-    static func visible(_ entry: Entry, to decision: LibraryDecision, selected: Set<String> = []) -> LibraryChange? {
+    /// The entry as a change an app receives (what it may see is `LibraryView`'s to say), or nil
+    /// for a kind this build does not know.
+    static func change(_ entry: Entry) -> LibraryChange? {
         var change = LibraryChange(token: entry.token, at: entry.at)
-        switch decision.scope {
-        case .none:
-            return nil
-        case .all:
-            break
-        case .selection:
-            guard entry.kind != Kind.album.rawValue, let asset = entry.asset, selected.contains(asset) else { return nil }
-        }
         switch Kind(rawValue: entry.kind) {
         case .inserted: change.inserted = entry.asset.map { [$0] } ?? []
         case .removed: change.removed = entry.asset.map { [$0] } ?? []

@@ -8,28 +8,26 @@ import LightboxTransport
 extension PickerService {
     static let maximumChangesPerReply = 1000
 
-    func libraryChanges(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(LibraryChangesRequest.self)
-        let decision = try await decide(.read, for: app, on: request)
+    func libraryChanges(_ app: AppID, _ body: LibraryChangesRequest, _ context: inout RequestContext) async throws -> LibraryChangesResponse {
+        let view = try await view(.read, for: app, on: context)
         let since = max(body.since ?? 0, 0)
         let limit = min(max(body.limit ?? Self.maximumChangesPerReply, 1), Self.maximumChangesPerReply)
         let (entries, latest) = try await catalog.database.detachedRead { db in
             (try LibraryChangeLog.entries(after: since, limit: limit, in: db), try LibraryChangeLog.latestToken(in: db))
         }
-        let changes = entries.compactMap { LibraryChangeLog.visible($0, to: decision) }
+        let changes = try await view.changes(in: entries)
         let token = entries.last?.token ?? max(since, latest)
-        auditReporter.record(app: app, operation: .changes, assetCount: changes.count, outcome: .delivered)
-        responder.succeed(LibraryChangesResponse(changes: changes, token: token, hasMore: entries.count == limit))
+        context.audit(.delivered, assetCount: changes.count)
+        return LibraryChangesResponse(changes: changes, token: token, hasMore: entries.count == limit)
     }
 
     /// Registers the watch first, then replays what came after `since`: a change in both arrives
     /// twice with the same token, and clients drop tokens they have seen.
-    func watchLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let since = try request.body(LibraryChangesRequest.self).since
-        let decision = try await decide(.read, for: app, on: request)
-        await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, request: request), for: app)
+    func watchLibrary(_ app: AppID, _ body: LibraryChangesRequest, _ context: inout RequestContext, _ reply: LaterReply<Empty>) async throws {
+        let since = body.since
+        let view = try await view(.read, for: app, on: context)
+        let responder = reply.responder
+        await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, connection: context.request.connectionID), for: app.rawValue)
         guard let since else { return }
         var after = since
         while true {
@@ -37,21 +35,18 @@ extension PickerService {
             let entries = try await catalog.database.detachedRead { db in
                 try LibraryChangeLog.entries(after: start, limit: Self.maximumChangesPerReply, in: db)
             }
-            for entry in entries {
-                if let change = LibraryChangeLog.visible(entry, to: decision) { responder.event(change) }
-            }
+            for change in try await view.changes(in: entries) { responder.event(change) }
             guard entries.count == Self.maximumChangesPerReply, let last = entries.last else { return }
             after = last.token
         }
     }
 
-    func changeAlbumMembership(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(AlbumMembershipRequest.self)
+    func changeAlbumMembership(_ app: AppID, _ body: AlbumMembershipRequest, adding isAdding: Bool,
+                               _ context: inout RequestContext) async throws -> Empty {
         guard !body.assets.isEmpty, body.assets.count <= 1000 else {
             throw LightboxError(.badRequest, "Name 1 to 1000 assets to add to or remove from an album.")
         }
-        let decision = try await decide(.createAlbum, for: app, on: request, assetCount: body.assets.count)
+        let decision = try await decide(.createAlbum, for: app, on: context, assetCount: body.assets.count)
         guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not change albums.") }
         guard try await catalog.album(body.album) != nil else {
             throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])
@@ -60,16 +55,13 @@ extension PickerService {
         if let missing = body.assets.first(where: { found[$0] == nil }) {
             throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
         }
-        let isAdding = request.op == .addToAlbum
         let changed = try await catalog.setMembership(of: body.assets, in: body.album, isAdding: isAdding)
-        auditReporter.record(app: app, operation: isAdding ? .albumAdd : .albumRemove, assetCount: changed, outcome: .changed)
-        responder.succeed(Empty())
+        context.audit(.changed, assetCount: changed)
+        return Empty()
     }
 
-    func albumAssets(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(AlbumAssetsRequest.self)
-        let decision = try await decide(.listAlbums, for: app, on: request)
+    func albumAssets(_ app: AppID, _ body: AlbumAssetsRequest, _ context: inout RequestContext) async throws -> FetchAssetsResponse {
+        let decision = try await decide(.listAlbums, for: app, on: context)
         guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not see albums.") }
         guard try await catalog.album(body.album) != nil else {
             throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])
@@ -77,7 +69,7 @@ extension PickerService {
         let limit = min(max(body.limit ?? 100, 1), ListAssetsRequest.maximumLimit)
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.albumPage(body.album, limit: limit, after: cursor)
-        auditReporter.record(app: app, operation: .albumAssets, assetCount: page.assets.count, outcome: .delivered)
-        responder.succeed(FetchAssetsResponse(assets: page.assets, total: page.assets.count, next: page.next?.encoded))
+        context.audit(.delivered, assetCount: page.assets.count)
+        return FetchAssetsResponse(assets: page.assets, total: page.assets.count, next: page.next?.encoded)
     }
 }

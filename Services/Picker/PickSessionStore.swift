@@ -12,7 +12,7 @@ actor PickSessionStore {
         var appName: String?
         var configuration: PickerConfiguration
         var createdAt: Date
-        var responder: Responder
+        var reply: LaterReply<PickResponse>
 
         var pending: PendingPick {
             PendingPick(pick: id, app: app, appName: appName, configuration: configuration, createdAt: createdAt)
@@ -26,10 +26,10 @@ actor PickSessionStore {
     private var watchers: [UUID: CheckedContinuation<Void, Never>] = [:]
 
     /// A new session, or nil when `app` already has `limit` picks waiting for the owner.
-    func open(app: String, appName: String?, configuration: PickerConfiguration, responder: Responder, limit: Int = .max) -> Session? {
+    func open(app: String, appName: String?, configuration: PickerConfiguration, reply: LaterReply<PickResponse>, limit: Int = .max) -> Session? {
         guard sessions.values.lazy.filter({ $0.app == app }).count < limit else { return nil }
         let session = Session(id: "pick-" + SecureRandom.token(bytes: 9), app: app, appName: appName,
-                              configuration: configuration, createdAt: Date(), responder: responder)
+                              configuration: configuration, createdAt: Date(), reply: reply)
         sessions[session.id] = session
         for watcher in watchers.values { watcher.resume() }
         watchers.removeAll()

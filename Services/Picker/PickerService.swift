@@ -130,8 +130,9 @@ public final class PickerService: Service {
         let auth = try DealerConnection(authConfiguration, logger: logger)
         authLink.withLock { $0 = auth }
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
-        await changeFeed.start(deciding: { [self] app, request in try await decide(.read, for: app, on: request) },
-                               selections: decisions.selections)
+        await changeFeed.start { [self] app, connection in
+            LibraryView(app: app, decision: try await decide(.read, for: app, connection: connection), selections: decisions.selections)
+        }
         let follower = Task { [decisions] in await decisions.follow(auth: auth) }
         defer {
             follower.cancel()
@@ -170,8 +171,9 @@ public final class PickerService: Service {
         }
         var serverConfiguration = RouterServer.Configuration(endpoint: configuration.endpoint, keyPair: serviceKeys, identify: principalForKey)
         serverConfiguration.maximumConnectionsPerApp = configuration.maximumConnectionsPerApp
-        let server = try RouterServer(serverConfiguration, logger: logger) { [self] request, responder in
-            await handle(request, responder)
+        let operations = makeOperationTable()
+        let server = try RouterServer(serverConfiguration, logger: logger) { request, responder in
+            await operations.handle(request, responder)
         }
         // Without its delivery socket the picker still serves: provider.open answers badRequest
         // and clients stream.
@@ -187,53 +189,39 @@ public final class PickerService: Service {
         logger.info("lightbox-picker stopping")
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
-            session.responder.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."))
-            auditReporter.record(app: session.app, operation: .pick(.answered), outcome: .cancelled)
+            session.reply.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."),
+                               audit: Self.pickAnswered(.cancelled))
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
     }
 
-    func handle(_ request: IncomingRequest, _ responder: Responder) async {
-        await Self.operations.handle(self, request, responder)
-    }
-
-    func identify(_ request: IncomingRequest, _ responder: Responder) async throws {
-        responder.succeed(ServiceIdentity(service: "picker", principal: request.principal.userId))
-    }
-
-    func offloadOrRestore(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let identifier = try request.body(AssetRequest.self).asset
+    /// An asset of the library, for the owner; anything else is `notFound`.
+    func ownedAsset(_ identifier: String) async throws -> AssetRecord {
         guard let asset = try await catalog.asset(identifier) else {
             throw LightboxError(.notFound, "No asset \(identifier) in the library.")
         }
-        if request.op == .offload { try await cloud.offload(asset) } else { try await cloud.restore(asset) }
-        responder.succeed(Empty())
+        return asset
     }
 
-    func pendingPicks(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let wait = try request.body(PendingPicksRequest.self).waitMs ?? 0
-        await sessions.waitForPending(upTo: .milliseconds(min(max(wait, 0), 60_000)))
-        responder.succeed(PendingPicksResponse(picks: await sessions.pending().map(\.pending)))
+    func pendingPicks(_ body: PendingPicksRequest) async -> PendingPicksResponse {
+        await sessions.waitForPending(upTo: .milliseconds(min(max(body.waitMs ?? 0, 0), 60_000)))
+        return PendingPicksResponse(picks: await sessions.pending().map(\.pending))
     }
 
-    func cancelPick(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let pick = try request.body(CancelPickRequest.self).pick
-        guard let session = await sessions.take(pick) else { throw noSuchPick(pick) }
-        session.responder.succeed(PickResponse(pick: pick, results: []))
-        auditReporter.record(app: session.app, operation: .pick(.answered), outcome: .cancelled)
-        responder.succeed(Empty())
+    func cancelPick(_ body: CancelPickRequest) async throws -> Empty {
+        guard let session = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
+        session.reply.succeed(PickResponse(pick: body.pick, results: []), audit: Self.pickAnswered(.cancelled))
+        return Empty()
     }
 
-    func revoke(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let body = try request.body(RevokeRequest.self)
+    func revoke(_ body: RevokeRequest) async throws -> RevokeResponse {
         if let token = body.token {
-            responder.succeed(RevokeResponse(revoked: try await tokens.revoke(token: token)))
+            return RevokeResponse(revoked: try await tokens.revoke(token: token))
         } else if let app = body.app {
-            responder.succeed(RevokeResponse(revoked: try await tokens.revokeAll(of: app)))
-        } else {
-            throw LightboxError(.badRequest, "Name a token or an app to revoke.")
+            return RevokeResponse(revoked: try await tokens.revokeAll(of: app))
         }
+        throw LightboxError(.badRequest, "Name a token or an app to revoke.")
     }
 
     /// The least time between two import progress replies. A progress bar needs a few a second;
@@ -241,67 +229,68 @@ public final class PickerService: Service {
     /// replies no one could read that fast.
     static let importProgressInterval: Duration = .milliseconds(100)
 
-    func importLibrary(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let folder = try LibraryImporter.validatedFolder(try request.body(ImportRequest.self).path)
+    func importLibrary(_ body: ImportRequest, _ context: RequestContext) async throws -> ImportSummary {
+        let folder = try LibraryImporter.validatedFolder(body.path)
         let clock = ContinuousClock()
         var lastSent: ContinuousClock.Instant?
-        let summary = try await importer.importFolder(folder) { step in
+        return try await importer.importFolder(folder) { step in
             let now = clock.now
             // The first file, then at most one a tenth of a second, and always the last.
             guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
             lastSent = now
-            responder.progress(step)
+            context.progress(step)
         }
-        responder.succeed(summary)
     }
 
     // MARK: Apps
 
-    func startPick(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let configuration = try request.body(PickRequest.self).configuration
+    /// The audit facts of a pick's answer (`pick:answered`).
+    static func pickAnswered(_ outcome: AuditOutcome, count: Int = 0) -> AuditFacts {
+        AuditFacts(outcome, assetCount: count, detail: AuditOperation.PickStep.answered.rawValue)
+    }
+
+    func startPick(_ app: AppID, _ body: PickRequest, _ context: inout RequestContext, _ reply: LaterReply<PickResponse>) async throws {
+        let configuration = body.configuration
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
-        guard let session = await sessions.open(app: app, appName: await appNames.name(of: app), configuration: configuration,
-                                                responder: responder, limit: self.configuration.pendingPicksPerApp) else {
+        guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
+                                                reply: reply, limit: self.configuration.pendingPicksPerApp) else {
             throw LightboxError(.busy, "App \(app) already has \(self.configuration.pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
         }
-        responder.event(PickStarted(pick: session.id))
-        auditReporter.record(app: app, operation: .pick(.opened), assetCount: configuration.selectionLimit, outcome: .waiting)
+        context.event(PickStarted(pick: session.id))
+        context.audit(.waiting, assetCount: configuration.selectionLimit)
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
         let sessions = self.sessions
         let timeout = self.configuration.pickTimeout
-        let auditReporter = self.auditReporter
         Task {
             try? await Task.sleep(for: timeout)
             if let expired = await sessions.take(session.id) {
-                auditReporter.record(app: expired.app, operation: .pick(.answered), outcome: .timeout)
-                expired.responder.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."))
+                expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
+                                   audit: Self.pickAnswered(.timeout))
             }
         }
     }
 
-    func describe(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let token = try request.body(TokenRequest.self).token
-        let (capability, asset) = try await redeemed(token, by: app, for: request.op)
+    func describe(_ app: AppID, _ body: TokenRequest, _ context: inout RequestContext) async throws -> ProviderDescription {
+        let (capability, asset) = try await redeemed(body.token, by: app, for: context.request.op)
         let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
         let fileSize = try await deliveredFileSize(of: asset, capability)
-        auditReporter.record(app: app, operation: .describe, assetCount: 1, outcome: .ok, asset: asset.identifier)
-        responder.succeed(ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
-                                              fileSize: fileSize, properties: asset.basicProperties, imageProperties: properties))
+        context.audit(.ok, assetCount: 1, asset: asset.identifier)
+        return ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
+                                   fileSize: fileSize, properties: asset.basicProperties, imageProperties: properties)
     }
 
-    func load(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let app = try request.requireApp()
-        let body = try request.body(LoadRequest.self)
-        let loadable = try await loadable(body.token, as: body.type, by: app, for: request.op, responder: responder)
-        try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
-                                      progress: { responder.progress($0) }) { [self] file in
+    func load(_ app: AppID, _ body: LoadRequest, _ context: inout RequestContext) async throws -> Streamed<StreamCompletion> {
+        let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
+        let responder = context.responder
+        let outcome = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+                                                    progress: { responder.progress($0) }) { [self] file in
             try await stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
-                             app: app, operation: .load, responder: responder)
+                             app: app, responder: responder)
         }
+        context.audit(AuditFacts(outcome, asset: loadable.asset.identifier))
+        return .stream(outcome)
     }
 
     /// What a token's load delivers: its asset (the paired movie for a Live Photo's movie type)
@@ -313,8 +302,8 @@ public final class PickerService: Service {
     }
 
     /// Redeems `token` for a load (`provider.load`, `provider.open`) as `type`.
-    func loadable(_ token: String, as type: UTType?, by app: String, for op: OperationName, responder: Responder) async throws -> Loadable {
-        let (capability, asset) = try await redeemed(token, by: app, for: op)
+    func loadable(_ token: String, as type: UTType?, by app: AppID, context: RequestContext) async throws -> Loadable {
+        let (capability, asset) = try await redeemed(token, by: app, for: context.request.op)
         let requested = type ?? capability.types[0]
         guard let registered = Representations.representation(answering: requested, among: capability.types) else {
             throw LightboxError(.typeNotRegistered, "This item provider has no \(requested) representation; it registers \(capability.types.map(\.identifier).joined(separator: ", ")).")
@@ -323,15 +312,16 @@ public final class PickerService: Service {
         let representation = registered == .livePhoto ? Representations.livePhotoStill(among: capability.types, of: asset) : registered
         let resource = representation.conforms(to: .movie) ? (asset.pairedMovie ?? asset) : asset
         // Item providers always fetch from the cloud tier, reporting the download as progress.
+        let responder = context.responder
         guard let local = try await localAsset(resource, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
         return Loadable(asset: local, representation: representation, stripping: capability.stripping)
     }
 
-    /// Streams a file under the client's credit and records how the load ended.
-    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: String, operation: AuditOperation,
-                responder: Responder) async throws {
+    /// Streams a file under the client's credit; returns how the stream ended.
+    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: AppID,
+                responder: Responder) async throws -> StreamOutcome {
         let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
         let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
         let outcome: StreamOutcome
@@ -345,11 +335,11 @@ public final class PickerService: Service {
             throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
         }
         logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
-        auditReporter.record(app: app, operation: operation, assetCount: 1, outcome: outcome, asset: asset.identifier)
+        return outcome
     }
 
-    func redeemed(_ token: String, by app: String, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
-        var (capability, asset) = try tokens.capability(of: token, by: app, for: op, readingAlso: Catalog.asset)
+    func redeemed(_ token: String, by app: AppID, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
+        var (capability, asset) = try tokens.capability(of: token, by: app.rawValue, for: op, readingAlso: Catalog.asset)
         guard let asset else {
             throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
         }
@@ -360,8 +350,7 @@ public final class PickerService: Service {
 
     // MARK: Owner
 
-    func choose(_ request: IncomingRequest, _ responder: Responder) async throws {
-        let body = try request.body(ChooseRequest.self)
+    func choose(_ body: ChooseRequest) async throws -> ChooseResponse {
         guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
         let configuration = session.configuration
         guard !body.assets.isEmpty else {
@@ -402,10 +391,9 @@ public final class PickerService: Service {
                                                   suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
             return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
         }
-        claimed.responder.succeed(PickResponse(pick: claimed.id, results: results))
-        auditReporter.record(app: claimed.app, operation: .pick(.answered), assetCount: results.count, outcome: .delivered)
+        claimed.reply.succeed(PickResponse(pick: claimed.id, results: results), audit: Self.pickAnswered(.delivered, count: results.count))
         logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
-        responder.succeed(ChooseResponse(delivered: results.count))
+        return ChooseResponse(delivered: results.count)
     }
 
     // MARK: Principals

@@ -31,30 +31,6 @@ extension Responder {
 }
 
 extension IncomingRequest {
-    /// Refuses anyone but the owner's surfaces.
-    public func requireOwner() throws(LightboxError) {
-        guard principal == .owner else {
-            throw LightboxError(.notAuthorized, "\(op) is for the owner's surfaces only.")
-        }
-    }
-}
-
-extension IncomingRequest {
-    /// The calling app's id, or `notAuthorized` for the owner and services.
-    public func requireApp() throws(LightboxError) -> String {
-        guard let app = principal.appID else {
-            throw LightboxError(.notAuthorized, "\(op) is for apps; connect with a registered app key.")
-        }
-        return app
-    }
-
-    /// Refuses anyone but Lightbox's own services.
-    public func requireService() throws(LightboxError) {
-        guard case .service = principal else {
-            throw LightboxError(.notAuthorized, "\(op) is for Lightbox services only.")
-        }
-    }
-
     /// The connection the request came on, as text: a new connection is a new launch of the app.
     public var connectionID: String {
         peer.lowercaseHex

@@ -1,73 +1,107 @@
 import LightboxProtocol
 import Logging
 
-/// Who may call an operation. The dispatcher checks it before the handler runs.
-public enum RequiredPrincipal: String, Sendable, CaseIterable {
-    /// A registered app's key.
-    case app
-    /// The owner's surfaces (CLI, settings, picker UI).
-    case owner
-    /// Lightbox's own services.
-    case service
-    /// Anyone with a registered key (ping, whoami).
-    case any
+/// One service's operations, built from their declarations (`Operations`): for each, how its caller
+/// is admitted, its body decoded, its handler run, its reply sent and its audit line written. Every
+/// request goes through `handle`, so a handler never checks its caller, decodes its own body,
+/// converts its own errors or writes its own audit line.
+///
+/// Three kinds of handler, by how the final reply leaves:
+/// - `on`: the handler returns the reply;
+/// - `streaming`: the handler streams (`RequestContext.stream`), whose end is the final reply, or returns one;
+/// - `later`: the handler hands a `LaterReply` to whoever answers when the owner does (picks,
+///   prompts), or keeps it to send events (watches); it holds no handler slot meanwhile.
+public struct OperationTable: Sendable {
+    typealias Run = @Sendable (IncomingRequest, Responder, (any OperationAuditor)?) async throws -> Void
 
-    func admits(_ principal: Principal) -> Bool {
-        switch (self, principal) {
-        case (.any, _), (.app, .app), (.owner, .owner), (.service, .service): true
-        default: false
-        }
-    }
-}
-
-/// One service's operations: for each, the principal it needs and the handler. A new operation
-/// cannot forget its check, because the only way to add one is to say who may call it.
-public struct OperationTable<Service: Sendable>: Sendable {
-    public typealias Handler = @Sendable (Service, IncomingRequest, Responder) async throws -> Void
-
-    public struct Entry: Sendable {
-        public let principal: RequiredPrincipal
-        let handler: Handler
+    struct Entry: Sendable {
+        let declaration: OperationDeclaration
+        let run: Run
     }
 
     public let serviceName: String
-    private let entries: [OperationName: Entry]
+    private let auditor: (any OperationAuditor)?
+    private var entries: [OperationName: Entry] = [:]
 
-    public init(serviceName: String, _ entries: [OperationName: Entry]) {
+    public init(serviceName: String, auditor: (any OperationAuditor)?) {
         self.serviceName = serviceName
-        self.entries = entries
+        self.auditor = auditor
     }
 
-    /// Every operation and who may call it, for tests and documentation.
-    public var requirements: [OperationName: RequiredPrincipal] { entries.mapValues(\.principal) }
+    /// The declarations served, for tests and documentation.
+    public var declarations: [OperationDeclaration] { entries.values.map(\.declaration) }
 
-    /// Checks the caller against the operation's principal, then runs its handler; errors become replies.
-    public func handle(_ service: Service, _ request: IncomingRequest, _ responder: Responder) async {
+    /// Runs the request's operation; any error becomes its wire form in `Responder.answering`.
+    public func handle(_ request: IncomingRequest, _ responder: Responder) async {
         await responder.answering(request, service: serviceName) {
             guard let entry = entries[request.op] else {
                 throw LightboxError(.unknownOp, "\(serviceName) has no operation \"\(request.op)\".")
             }
-            try request.require(entry.principal)
-            try await entry.handler(service, request, responder)
+            try await entry.run(request, responder, auditor)
+        }
+    }
+
+    /// Serves `operation` with a handler that returns its reply.
+    public mutating func on<Caller, Body, Reply>(
+        _ operation: Operation<Caller, Body, Reply>,
+        _ handler: @escaping @Sendable (Caller, Body, inout RequestContext) async throws -> Reply
+    ) {
+        add(operation) { caller, body, context in
+            let reply = try await handler(caller, body, &context)
+            context.writeAudit()
+            context.responder.send(.ok, reply, attachments: context.replyAttachments)
+        }
+    }
+
+    /// Serves `operation` with a handler that streams its answer, or returns a reply instead.
+    public mutating func streaming<Caller, Body, Reply>(
+        _ operation: Operation<Caller, Body, Reply>,
+        _ handler: @escaping @Sendable (Caller, Body, inout RequestContext) async throws -> Streamed<Reply>
+    ) {
+        add(operation) { caller, body, context in
+            let answer = try await handler(caller, body, &context)
+            context.writeAudit()
+            if case .reply(let reply) = answer { context.responder.succeed(reply) }
+        }
+    }
+
+    /// Serves `operation` with a handler whose final reply is sent later, through `LaterReply`.
+    public mutating func later<Caller, Body, Reply>(
+        _ operation: Operation<Caller, Body, Reply>,
+        _ handler: @escaping @Sendable (Caller, Body, inout RequestContext, LaterReply<Reply>) async throws -> Void
+    ) {
+        add(operation) { caller, body, context in
+            let reply = LaterReply<Reply>(context: context)
+            try await handler(caller, body, &context, reply)
+            context.writeAudit()
+        }
+    }
+
+    private mutating func add<Caller, Body, Reply>(
+        _ operation: Operation<Caller, Body, Reply>,
+        _ serve: @escaping @Sendable (Caller, Body, inout RequestContext) async throws -> Void
+    ) {
+        precondition(entries[operation.name] == nil, "\(operation.name) is served twice")
+        let declaration = operation.declaration
+        entries[operation.name] = Entry(declaration: declaration) { request, responder, auditor in
+            guard let caller = Caller(request.principal) else { throw Caller.refusal(of: operation.name) }
+            let body = try request.body(Body.self)
+            var context = RequestContext(request: request, responder: responder, declaration: declaration,
+                                         caller: (caller as? AppID)?.rawValue, auditor: auditor)
+            do {
+                try await serve(caller, body, &context)
+            } catch {
+                // A refusal the handler audited (a missing usage description, a token of another app).
+                context.writeAudit()
+                throw error
+            }
         }
     }
 }
 
-extension OperationTable.Entry {
-    public static func app(_ handler: @escaping OperationTable.Handler) -> Self { .init(principal: .app, handler: handler) }
-    public static func owner(_ handler: @escaping OperationTable.Handler) -> Self { .init(principal: .owner, handler: handler) }
-    public static func service(_ handler: @escaping OperationTable.Handler) -> Self { .init(principal: .service, handler: handler) }
-    public static func any(_ handler: @escaping OperationTable.Handler) -> Self { .init(principal: .any, handler: handler) }
-}
-
-extension IncomingRequest {
-    /// Refuses a caller the operation does not admit, with the sentence of `requireApp`/`requireOwner`/`requireService`.
-    public func require(_ required: RequiredPrincipal) throws(LightboxError) {
-        switch required {
-        case .any: return
-        case .app: _ = try requireApp()
-        case .owner: try requireOwner()
-        case .service: try requireService()
-        }
-    }
+/// How a streaming handler ended: it streamed (the stream sent the final reply), or it answers
+/// with a reply instead (a movie in the cloud).
+public enum Streamed<Reply: Codable & Sendable>: Sendable {
+    case stream(StreamOutcome)
+    case reply(Reply)
 }

@@ -217,16 +217,20 @@ import Testing
         try await harness.registerApp("walker")
         let appKeys = try harness.directory.appKeyPair("walker")
         let ownerKeys = try harness.directory.ownerKeyPair()
-        let tables: [(String, [OperationName: RequiredPrincipal], DealerConnection, DealerConnection)] = [
-            ("picker", PickerService.operations.requirements,
+        // Every declared operation but stream control, which the transport answers on the stream's own connection.
+        func callers(_ declarations: [OperationDeclaration]) -> [(OperationName, CallerKind)] {
+            declarations.filter { !Operations.streamControl.contains($0.name) }.map { ($0.name, $0.caller) }
+        }
+        let tables: [(String, [(OperationName, CallerKind)], DealerConnection, DealerConnection)] = [
+            ("picker", callers(Operations.picker),
              try await harness.directory.connectToPicker(as: appKeys), try await harness.directory.connectToPicker(as: ownerKeys)),
-            ("auth", AuthService.operations.requirements,
+            ("auth", callers(Operations.auth),
              try await harness.directory.connectToAuth(as: appKeys), try await harness.directory.connectToAuth(as: ownerKeys)),
         ]
         var checked = 0
         for (service, requirements, app, owner) in tables {
-            #expect(requirements.values.contains(.owner))
-            for (op, principal) in requirements.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            #expect(requirements.contains { $0.1 == .owner })
+            for (op, principal) in requirements.sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
                 // Owner and service operations refuse an app key; app and service operations refuse the owner's.
                 let refusing: [DealerConnection] = switch principal {
                 case .owner: [app]

@@ -81,6 +81,14 @@ import Testing
         #expect(limitedSeen.flatMap(\.changed) == [harbour.identifier, harbour.identifier])
         #expect(limitedSeen.flatMap(\.inserted).isEmpty)
         #expect(try await denied.libraryChanges(after: 0).changes.isEmpty)
+        // Asked after the fact, or replayed by a watch from a token, the limited app sees the same
+        // changes as it did live: its selection's, decided in one place (LibraryView).
+        let limitedAsked = try await limited.libraryChanges(after: start).changes
+        #expect(limitedAsked.map(\.token) == limitedSeen.map(\.token))
+        #expect(limitedAsked.flatMap(\.changed) == [harbour.identifier, harbour.identifier])
+        let limitedReplay = Collector(limited.libraryChanges(since: start))
+        defer { limitedReplay.task.cancel() }
+        #expect(try await limitedReplay.wait { $0.count >= 2 }.map(\.token) == limitedSeen.map(\.token))
 
         // After a reconnect: everything since a token, in order.
         let again = try await harness.library(for: "full").libraryChanges(after: start)

@@ -1,0 +1,62 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+
+/// The owner's settings per app: every app's access, one app's with its selection, and changes to it.
+struct SettingsFeature: Sendable {
+    let store: AuthorizationStore
+    let registry: AppRegistry
+    let accessChanges: AccessChanges
+
+    func register(in table: inout OperationTable) {
+        table.on(Operations.appAccess) { _, _, _ in try await listAppAccess() }
+        table.on(Operations.setAccess) { _, body, _ in try await setAccess(body) }
+        table.on(Operations.accessDetail) { _, body, _ in try await accessDetail(of: body.app) }
+    }
+
+    func listAppAccess() async throws -> AppAccessListResponse {
+        var list: [AppAccess] = []
+        for app in try await registry.apps() { list.append(try await appAccess(app)) }
+        return AppAccessListResponse(apps: list)
+    }
+
+    func setAccess(_ body: SetAccessRequest) async throws -> SetAccessResponse {
+        guard let manifest = try await registry.app(withID: body.app) else {
+            throw LightboxError(.notFound, "No app \(body.app) is registered; see lightbox app list.")
+        }
+        let app = body.app
+        let auditLine: AuthorizationStore.AuditLine = { applied in
+            AuditEntry(app: app, operation: .settings, assetCount: applied.selectionCount,
+                       outcome: .settings(readWrite: applied.access.readWrite, addOnly: applied.access.addOnly), at: Date())
+        }
+        var changes: [AuthorizationChange]
+        if body.reset == true {
+            changes = try await store.reset(app, auditLine: auditLine)
+        } else {
+            var update = AuthorizationStore.Update()
+            update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
+            update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
+            update.selection = body.selection
+            changes = try await store.apply(update, to: app, auditLine: auditLine)
+        }
+        await accessChanges.publish(changes)
+        let access = try await appAccess(manifest)
+        return SetAccessResponse(access: access, token: try await store.latestToken(of: body.app))
+    }
+
+    func accessDetail(of app: String) async throws -> AccessDetail {
+        guard let manifest = try await registry.app(withID: app) else {
+            throw LightboxError(.notFound, "No app \(app) is registered; see lightbox app list.")
+        }
+        let access = try await store.access(of: app)
+        return AccessDetail(access: try await appAccess(manifest), usageReadWrite: manifest.usageReadWrite,
+                            usageAddOnly: manifest.usageAddOnly, selection: access.selection)
+    }
+
+    func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
+        let access = try await store.access(of: manifest.id, includingSelection: false)
+        return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
+                         selectionCount: try await store.selectionCount(of: manifest.id))
+    }
+}

@@ -1,0 +1,113 @@
+/// Every operation of the protocol, declared once. The services build their tables from these,
+/// and a test holds PROTOCOL.md, the Python client and the golden fixtures to them.
+public enum Operations {
+    // Any principal, on both services.
+    public static let ping = Operation<Principal, Empty, ServiceIdentity>(.ping)
+    public static let whoami = Operation<Principal, Empty, ServiceIdentity>(.whoami)
+
+    // Apps, on the picker.
+    public static let pick = Operation<AppID, PickRequest, PickResponse>(.pick, audit: .pick(.opened))
+    public static let describe = Operation<AppID, TokenRequest, ProviderDescription>(.describe, audit: .describe)
+    public static let load = Operation<AppID, LoadRequest, StreamCompletion>(.load, audit: .load)
+    /// Audited when the descriptor is handed over on the delivery socket, not when the ticket is made.
+    public static let open = Operation<AppID, OpenRequest, FileTicket>(.open)
+    /// Stream control: handled by the transport on the connection that runs the stream; no reply.
+    public static let streamCredit = Operation<AppID, StreamCredit, Empty>(.streamCredit)
+    public static let streamCancel = Operation<AppID, StreamCancel, Empty>(.streamCancel)
+
+    // Apps, on the picker: the library (needs authorization).
+    public static let fetchAssets = Operation<AppID, FetchAssetsRequest, FetchAssetsResponse>(.fetchAssets, audit: .fetch)
+    public static let queryAssets = Operation<AppID, AssetQuery, FetchAssetsResponse>(.queryAssets, audit: .query)
+    /// Audited by lightbox-auth, which joins the new asset to a limited app's selection.
+    public static let createAsset = Operation<AppID, CreateAssetRequest, CreateAssetResponse>(.createAsset)
+    public static let albums = Operation<AppID, Empty, AlbumsResponse>(.albums)
+    public static let createAlbum = Operation<AppID, CreateAlbumRequest, AlbumResponse>(.createAlbum)
+    public static let addToAlbum = Operation<AppID, AlbumMembershipRequest, Empty>(.addToAlbum, audit: .albumAdd)
+    public static let removeFromAlbum = Operation<AppID, AlbumMembershipRequest, Empty>(.removeFromAlbum, audit: .albumRemove)
+    public static let albumAssets = Operation<AppID, AlbumAssetsRequest, FetchAssetsResponse>(.albumAssets, audit: .albumAssets)
+    public static let libraryChanges = Operation<AppID, LibraryChangesRequest, LibraryChangesResponse>(.libraryChanges, audit: .changes)
+    /// `LibraryChange` events as they happen; never a final reply.
+    public static let watchLibrary = Operation<AppID, LibraryChangesRequest, Empty>(.watchLibrary)
+    public static let deleteAssets = Operation<AppID, DeleteAssetsRequest, DeleteAssetsResponse>(.deleteAssets, audit: .delete)
+
+    // Apps, on the picker: the image manager (needs authorization).
+    public static let requestImage = Operation<AppID, ImageRequest, ImageResultInfo>(.requestImage, audit: .image)
+    public static let cancelImage = Operation<AppID, CancelImageRequest, Empty>(.cancelImage)
+    /// A credit stream as `provider.load`, or this reply when the movie is in the cloud.
+    public static let requestVideo = Operation<AppID, VideoRequest, VideoResultInfo>(.requestVideo, audit: .video)
+    public static let imageProperties = Operation<AppID, AssetRequest, ImagePropertiesResponse>(.imageProperties, audit: .properties)
+
+    // The owner, on the picker.
+    public static let pendingPicks = Operation<Owner, PendingPicksRequest, PendingPicksResponse>(.pendingPicks)
+    public static let listAssets = Operation<Owner, ListAssetsRequest, ListAssetsResponse>(.listAssets)
+    public static let thumbnail = Operation<Owner, ThumbnailRequest, ThumbnailInfo>(.thumbnail)
+    public static let assetDetails = Operation<Owner, AssetRequest, AssetDetails>(.assetDetails)
+    public static let choose = Operation<Owner, ChooseRequest, ChooseResponse>(.choose)
+    public static let cancelPick = Operation<Owner, CancelPickRequest, Empty>(.cancelPick)
+    public static let revoke = Operation<Owner, RevokeRequest, RevokeResponse>(.revoke)
+    public static let importLibrary = Operation<Owner, ImportRequest, ImportSummary>(.importLibrary)
+    public static let ownerDelete = Operation<Owner, DeleteAssetsRequest, DeleteAssetsResponse>(.ownerDelete)
+    public static let offload = Operation<Owner, AssetRequest, Empty>(.offload)
+    public static let restore = Operation<Owner, AssetRequest, Empty>(.restore)
+
+    // Apps, on the auth service.
+    /// Audited as `status:LEVEL`, or `status:legacy` without a level.
+    public static let authorizationStatus = Operation<AppID, StatusRequest, StatusResponse>(.authorizationStatus, audit: AuditOperation("status"))
+    /// Audited as `request:LEVEL`; the owner's answer as `prompt:LEVEL`.
+    public static let requestAuthorization = Operation<AppID, AuthorizationRequest, StatusResponse>(.requestAuthorization, audit: AuditOperation("request"))
+    public static let presentLimitedLibraryPicker = Operation<AppID, Empty, LimitedLibraryPickerResponse>(.presentLimitedLibraryPicker, audit: .expand)
+    /// `AuthorizationChange` events as they happen; never a final reply.
+    public static let watch = Operation<AppID, ChangesRequest, Empty>(.watch)
+    public static let changes = Operation<AppID, ChangesRequest, ChangesResponse>(.changes)
+
+    // The owner, on the auth service. Changes are audited in the transaction that makes them.
+    public static let registerApp = Operation<Owner, RegisterAppRequest, AppManifestResponse>(.registerApp)
+    public static let listApps = Operation<Owner, Empty, AppListResponse>(.listApps)
+    public static let prompts = Operation<Owner, PromptsRequest, PromptsResponse>(.prompts)
+    /// Audited as `prompt:LEVEL`, `expand` or `delete:confirm` by the prompt's kind.
+    public static let answerPrompt = Operation<Owner, AnswerPromptRequest, Empty>(.answerPrompt)
+    public static let appAccess = Operation<Owner, Empty, AppAccessListResponse>(.appAccess)
+    public static let setAccess = Operation<Owner, SetAccessRequest, SetAccessResponse>(.setAccess, audit: .settings)
+    public static let accessDetail = Operation<Owner, AccessDetailRequest, AccessDetail>(.accessDetail)
+    public static let audit = Operation<Owner, AuditRequest, AuditResponse>(.audit)
+
+    // Services, on the auth service.
+    public static let identify = Operation<ServiceID, IdentifyRequest, AppManifestResponse>(.identify)
+    public static let decisions = Operation<ServiceID, AppDecisionsRequest, AppDecisions>(.decisions)
+    /// `DecisionsChanged` events while the follower runs; never a final reply.
+    public static let followDecisions = Operation<ServiceID, Empty, Empty>(.followDecisions)
+    public static let decisionsApplied = Operation<ServiceID, DecisionsApplied, Empty>(.decisionsApplied)
+    public static let appLaunched = Operation<ServiceID, AppLaunch, Empty>(.appLaunched)
+    /// Audited for the app that created the asset.
+    public static let assetCreated = Operation<ServiceID, AssetCreatedRequest, Empty>(.assetCreated, audit: .create)
+    /// Audited for the app whose deletion the owner answered.
+    public static let confirmDelete = Operation<ServiceID, DeleteConfirmationRequest, DeleteConfirmation>(.confirmDelete, audit: .deleteConfirmation)
+    public static let recordAudit = Operation<ServiceID, AuditRecordRequest, Empty>(.recordAudit)
+
+    /// lightbox-picker's operations, stream control included.
+    public static let picker: [OperationDeclaration] = [
+        ping.declaration, whoami.declaration,
+        pick.declaration, describe.declaration, load.declaration, open.declaration, streamCredit.declaration, streamCancel.declaration,
+        fetchAssets.declaration, queryAssets.declaration, createAsset.declaration, albums.declaration, createAlbum.declaration,
+        addToAlbum.declaration, removeFromAlbum.declaration, albumAssets.declaration, libraryChanges.declaration,
+        watchLibrary.declaration, deleteAssets.declaration,
+        requestImage.declaration, cancelImage.declaration, requestVideo.declaration, imageProperties.declaration,
+        pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, choose.declaration,
+        cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
+        restore.declaration,
+    ]
+
+    /// lightbox-auth's operations.
+    public static let auth: [OperationDeclaration] = [
+        ping.declaration, whoami.declaration,
+        authorizationStatus.declaration, requestAuthorization.declaration, presentLimitedLibraryPicker.declaration,
+        watch.declaration, changes.declaration,
+        registerApp.declaration, listApps.declaration, prompts.declaration, answerPrompt.declaration, appAccess.declaration,
+        setAccess.declaration, accessDetail.declaration, audit.declaration,
+        identify.declaration, decisions.declaration, followDecisions.declaration, decisionsApplied.declaration,
+        appLaunched.declaration, assetCreated.declaration, confirmDelete.declaration, recordAudit.declaration,
+    ]
+
+    /// Operations the transport answers itself, on the connection that runs the stream.
+    public static let streamControl: Set<OperationName> = [.streamCredit, .streamCancel]
+}
