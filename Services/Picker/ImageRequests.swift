@@ -10,8 +10,8 @@ extension PickerService {
     static let degradedSide = 128
     static let fastSide = 256
 
-    func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext) async throws -> ImageResultInfo {
-        let asset = try await visibleAsset(body.asset, app: app, context: context)
+    func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext, access: LibraryAccess) async throws -> ImageResultInfo {
+        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
         guard asset.mediaType == .image else {
             throw LightboxError(.badRequest, "\(body.asset) is a movie; ask with video.request.")
         }
@@ -73,8 +73,8 @@ extension PickerService {
         return Empty()
     }
 
-    func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext) async throws -> Streamed<VideoResultInfo> {
-        let asset = try await visibleAsset(body.asset, app: app, context: context)
+    func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext, access: LibraryAccess) async throws -> Streamed<VideoResultInfo> {
+        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
         let responder = context.responder
         guard asset.mediaType == .video else {
             throw LightboxError(.badRequest, "\(body.asset) is a photo; ask with image.request.")
@@ -102,20 +102,6 @@ extension PickerService {
                                        responder: responder)
         context.audit(AuditFacts(outcome, asset: local.identifier))
         return .stream(outcome)
-    }
-
-    func imageProperties(_ app: AppID, _ body: AssetRequest, _ context: inout RequestContext) async throws -> ImagePropertiesResponse {
-        let asset = try await visibleAsset(body.asset, app: app, context: context)
-        context.audit(.delivered, assetCount: 1, asset: asset.identifier)
-        return ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties)
-    }
-
-    /// An asset the app may see through its library access; anything else reads as not found.
-    func visibleAsset(_ identifier: String, app: AppID, context: RequestContext) async throws -> AssetRecord {
-        guard try await view(.read, for: app, on: context, assetCount: 1).canSee(identifier), let asset = try await catalog.asset(identifier) else {
-            throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
-        }
-        return asset
     }
 
     struct Rendered: Sendable {

@@ -6,20 +6,6 @@ import Media
 /// What the owner's surfaces ask of the catalog: pages of assets, thumbnails and details. The
 /// owner sees the whole library; every reply is bounded (a page, one thumbnail, one asset).
 extension PickerService {
-    func listAssets(_ body: ListAssetsRequest) async throws -> ListAssetsResponse {
-        var filters: [PickerFilter] = []
-        if let pick = body.pick {
-            guard let session = await sessions.session(pick) else { throw noSuchPick(pick) }
-            if let filter = session.configuration.filter { filters.append(filter) }
-        }
-        if let filter = body.filter { filters.append(filter) }
-        let limit = min(max(body.limit ?? ListAssetsRequest.defaultLimit, 1), ListAssetsRequest.maximumLimit)
-        let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
-        let page = try await catalog.page(filter: filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(filters),
-                                          limit: limit, after: cursor)
-        return ListAssetsResponse(assets: page.assets, next: page.next?.encoded)
-    }
-
     func thumbnail(_ body: ThumbnailRequest, _ context: inout RequestContext) async throws -> ThumbnailInfo {
         let side = min(max(body.side ?? ThumbnailRequest.defaultSide, 16), ThumbnailRequest.maximumSide)
         guard let asset = try await catalog.asset(body.asset) else {

@@ -66,7 +66,9 @@ public final class PickerService: Service {
     /// lightbox-auth's decisions, cached while followed, and the limited selections they refer to.
     let decisions: LibraryDecisions
     /// The DEALER to lightbox-auth, made in `run` once auth's key is known.
-    private let authLink = Mutex<DealerConnection?>(nil)
+    let auth = AuthLink()
+    /// What each app may see, as auth decided it.
+    let access: LibraryAccess
     /// Tickets of `provider.open`, presented on `deliverySocket`.
     let fileTickets = FileTickets()
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
@@ -88,6 +90,7 @@ public final class PickerService: Service {
         self.auditReporter = auditReporter
         decisions = LibraryDecisions(cache: DecisionCache(), selections: SelectionTable(database: database), launches: LaunchNotices(),
                                      logger: logger)
+        access = LibraryAccess(decisions: decisions, auth: auth, auditor: auditReporter, catalog: catalog)
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
                                       name: "lightbox-render")
@@ -111,13 +114,6 @@ public final class PickerService: Service {
         return importer
     }
 
-    func authConnection() throws(LightboxError) -> DealerConnection {
-        guard let auth = authLink.withLock({ $0 }) else {
-            throw LightboxError(.busy, "lightbox-picker is still starting; try again in a moment.")
-        }
-        return auth
-    }
-
     /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
     /// cancels waiting picks, lets running requests and streams finish within the grace period and closes.
     public func run() async throws {
@@ -128,11 +124,9 @@ public final class PickerService: Service {
         var authConfiguration = DealerConnection.Configuration(endpoint: configuration.authEndpoint, serverKey: authKey, keyPair: serviceKeys)
         authConfiguration.defaultTimeout = .seconds(5)
         let auth = try DealerConnection(authConfiguration, logger: logger)
-        authLink.withLock { $0 = auth }
+        self.auth.attach(auth)
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
-        await changeFeed.start { [self] app, connection in
-            LibraryView(app: app, decision: try await decide(.read, for: app, connection: connection), selections: decisions.selections)
-        }
+        await changeFeed.start { [access] app, connection in try await access.view(.read, for: app, connection: connection) }
         let follower = Task { [decisions] in await decisions.follow(auth: auth) }
         defer {
             follower.cancel()
@@ -190,7 +184,7 @@ public final class PickerService: Service {
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.reply.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."),
-                               audit: Self.pickAnswered(.cancelled))
+                               audit: PickFeature.pickAnswered(.cancelled))
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
@@ -204,15 +198,8 @@ public final class PickerService: Service {
         return asset
     }
 
-    func pendingPicks(_ body: PendingPicksRequest) async -> PendingPicksResponse {
-        await sessions.waitForPending(upTo: .milliseconds(min(max(body.waitMs ?? 0, 0), 60_000)))
-        return PendingPicksResponse(picks: await sessions.pending().map(\.pending))
-    }
-
-    func cancelPick(_ body: CancelPickRequest) async throws -> Empty {
-        guard let session = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
-        session.reply.succeed(PickResponse(pick: body.pick, results: []), audit: Self.pickAnswered(.cancelled))
-        return Empty()
+    func ownerDelete(_ body: DeleteAssetsRequest) async throws -> DeleteAssetsResponse {
+        DeleteAssetsResponse(deleted: try await catalog.remove(try body.validatedAssets()))
     }
 
     func revoke(_ body: RevokeRequest) async throws -> RevokeResponse {
@@ -239,36 +226,6 @@ public final class PickerService: Service {
             guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
             lastSent = now
             context.progress(step)
-        }
-    }
-
-    // MARK: Apps
-
-    /// The audit facts of a pick's answer (`pick:answered`).
-    static func pickAnswered(_ outcome: AuditOutcome, count: Int = 0) -> AuditFacts {
-        AuditFacts(outcome, assetCount: count, detail: AuditOperation.PickStep.answered.rawValue)
-    }
-
-    func startPick(_ app: AppID, _ body: PickRequest, _ context: inout RequestContext, _ reply: LaterReply<PickResponse>) async throws {
-        let configuration = body.configuration
-        guard configuration.selectionLimit >= 0 else {
-            throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
-        }
-        guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
-                                                reply: reply, limit: self.configuration.pendingPicksPerApp) else {
-            throw LightboxError(.busy, "App \(app) already has \(self.configuration.pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
-        }
-        context.event(PickStarted(pick: session.id))
-        context.audit(.waiting, assetCount: configuration.selectionLimit)
-        logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
-        let sessions = self.sessions
-        let timeout = self.configuration.pickTimeout
-        Task {
-            try? await Task.sleep(for: timeout)
-            if let expired = await sessions.take(session.id) {
-                expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
-                                   audit: Self.pickAnswered(.timeout))
-            }
         }
     }
 
@@ -346,60 +303,6 @@ public final class PickerService: Service {
         // Tokens issued before representations were recorded register the original.
         if capability.types.isEmpty { capability.types = [asset.type] }
         return (capability, asset)
-    }
-
-    // MARK: Owner
-
-    func choose(_ body: ChooseRequest) async throws -> ChooseResponse {
-        guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
-        let configuration = session.configuration
-        guard !body.assets.isEmpty else {
-            throw LightboxError(.badRequest, "Choose at least one asset, or cancel the pick (owner.cancel) to send the app no results.")
-        }
-        guard Set(body.assets).count == body.assets.count else {
-            throw LightboxError(.badRequest, "Each asset can be chosen once.")
-        }
-        if configuration.selectionLimit > 0, body.assets.count > configuration.selectionLimit {
-            throw LightboxError(.badRequest, "This pick allows at most \(configuration.selectionLimit) asset(s); \(body.assets.count) were chosen.")
-        }
-        let found = try await catalog.assets(body.assets)
-        if let missing = body.assets.first(where: { found[$0] == nil }) {
-            throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
-        }
-        if let filter = configuration.filter, let excluded = body.assets.first(where: { !filter.matches(found[$0]!.traits) }) {
-            throw LightboxError(.badRequest, "Asset \(excluded) does not match this pick's filter \(filter).", details: ["asset": excluded])
-        }
-        var chosen = body.assets.map { found[$0]! }
-        if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
-        // The owner may remove more metadata than the app asked, never less.
-        let stripping = max(configuration.stripMetadata, body.stripMetadata ?? .none)
-        let requests = chosen.map { asset in
-            ProviderTokenStore.Request(asset: asset.identifier, types: Representations.registeredTypes(
-                for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping))
-        }
-        // Every token is stored, in one transaction, before the session is claimed: when issuing
-        // fails, the owner is told and the app's pick still waits; once claimed, nothing can fail.
-        let grants = try await tokens.issue(app: session.app, pick: session.id, requests, stripping: stripping)
-        // A concurrent choose or cancel may have answered meanwhile: the tokens never leave.
-        guard let claimed = await sessions.take(body.pick) else {
-            try await tokens.discard(grants)
-            throw noSuchPick(body.pick)
-        }
-        let results = zip(chosen, zip(requests, grants)).map { asset, issued in
-            let (request, grant) = issued
-            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: request.types,
-                                                  suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
-            return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
-        }
-        claimed.reply.succeed(PickResponse(pick: claimed.id, results: results), audit: Self.pickAnswered(.delivered, count: results.count))
-        logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
-        return ChooseResponse(delivered: results.count)
-    }
-
-    // MARK: Principals
-
-    func noSuchPick(_ pick: String) -> LightboxError {
-        LightboxError(.notFound, "No pending pick \(pick); it may have been answered, cancelled or timed out.", details: ["pick": pick])
     }
 }
 

@@ -5,11 +5,11 @@ import LightboxTransport
 /// PHPhotoLibraryChangeObserver for apps, and albums that hold assets. Every answer is filtered by
 /// the app's decision from lightbox-auth: all when authorized, its selection when limited, nothing
 /// otherwise; albums only with full access.
-extension PickerService {
+extension LibraryFeature {
     static let maximumChangesPerReply = 1000
 
     func libraryChanges(_ app: AppID, _ body: LibraryChangesRequest, _ context: inout RequestContext) async throws -> LibraryChangesResponse {
-        let view = try await view(.read, for: app, on: context)
+        let view = try await access.view(.read, for: app, on: context)
         let since = max(body.since ?? 0, 0)
         let limit = min(max(body.limit ?? Self.maximumChangesPerReply, 1), Self.maximumChangesPerReply)
         let (entries, latest) = try await catalog.database.detachedRead { db in
@@ -25,7 +25,7 @@ extension PickerService {
     /// twice with the same token, and clients drop tokens they have seen.
     func watchLibrary(_ app: AppID, _ body: LibraryChangesRequest, _ context: inout RequestContext, _ reply: LaterReply<Empty>) async throws {
         let since = body.since
-        let view = try await view(.read, for: app, on: context)
+        let view = try await access.view(.read, for: app, on: context)
         let responder = reply.responder
         await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, connection: context.request.connectionID), for: app.rawValue)
         guard let since else { return }
@@ -46,7 +46,7 @@ extension PickerService {
         guard !body.assets.isEmpty, body.assets.count <= 1000 else {
             throw LightboxError(.badRequest, "Name 1 to 1000 assets to add to or remove from an album.")
         }
-        let decision = try await decide(.createAlbum, for: app, on: context, assetCount: body.assets.count)
+        let decision = try await access.decide(.createAlbum, for: app, on: context, assetCount: body.assets.count)
         guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not change albums.") }
         guard try await catalog.album(body.album) != nil else {
             throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])
@@ -61,7 +61,7 @@ extension PickerService {
     }
 
     func albumAssets(_ app: AppID, _ body: AlbumAssetsRequest, _ context: inout RequestContext) async throws -> FetchAssetsResponse {
-        let decision = try await decide(.listAlbums, for: app, on: context)
+        let decision = try await access.decide(.listAlbums, for: app, on: context)
         guard decision.allowed else { throw LightboxError(.notAuthorized, decision.reason ?? "This app may not see albums.") }
         guard try await catalog.album(body.album) != nil else {
             throw LightboxError(.notFound, "No album \(body.album) in the library.", details: ["album": body.album])

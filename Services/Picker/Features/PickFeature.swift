@@ -1,0 +1,130 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+
+/// Picks: an app asks (`picker.pick`) and waits; the owner sees what is pending, browses the
+/// library through the pick's filter, and chooses or cancels; the app then gets item-provider tokens
+/// for exactly what was chosen. No library permission is involved.
+struct PickFeature: Sendable {
+    let sessions: PickSessionStore
+    let appNames: AppNameCache
+    let catalog: Catalog
+    let tokens: ProviderTokenStore
+    /// Picks one app may have waiting for the owner at once.
+    let pendingPicksPerApp: Int
+    /// How long a pick waits for the owner before the app gets `timeout`.
+    let pickTimeout: Duration
+    let logger: Logger
+
+    func register(in table: inout OperationTable) {
+        table.later(Operations.pick) { try await startPick($0, $1, &$2, $3) }
+        table.on(Operations.pendingPicks) { _, body, _ in await pendingPicks(body) }
+        table.on(Operations.listAssets) { _, body, _ in try await listAssets(body) }
+        table.on(Operations.choose) { _, body, _ in try await choose(body) }
+        table.on(Operations.cancelPick) { _, body, _ in try await cancelPick(body) }
+    }
+
+    /// The audit facts of a pick's answer (`pick:answered`).
+    static func pickAnswered(_ outcome: AuditOutcome, count: Int = 0) -> AuditFacts {
+        AuditFacts(outcome, assetCount: count, detail: AuditOperation.PickStep.answered.rawValue)
+    }
+
+    func startPick(_ app: AppID, _ body: PickRequest, _ context: inout RequestContext, _ reply: LaterReply<PickResponse>) async throws {
+        let configuration = body.configuration
+        guard configuration.selectionLimit >= 0 else {
+            throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
+        }
+        guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
+                                                reply: reply, limit: pendingPicksPerApp) else {
+            throw LightboxError(.busy, "App \(app) already has \(pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
+        }
+        context.event(PickStarted(pick: session.id))
+        context.audit(.waiting, assetCount: configuration.selectionLimit)
+        logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
+        let sessions = self.sessions
+        let timeout = pickTimeout
+        Task {
+            try? await Task.sleep(for: timeout)
+            if let expired = await sessions.take(session.id) {
+                expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
+                                   audit: Self.pickAnswered(.timeout))
+            }
+        }
+    }
+
+    func pendingPicks(_ body: PendingPicksRequest) async -> PendingPicksResponse {
+        await sessions.waitForPending(upTo: .milliseconds(min(max(body.waitMs ?? 0, 0), 60_000)))
+        return PendingPicksResponse(picks: await sessions.pending().map(\.pending))
+    }
+
+    func cancelPick(_ body: CancelPickRequest) async throws -> Empty {
+        guard let session = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
+        session.reply.succeed(PickResponse(pick: body.pick, results: []), audit: Self.pickAnswered(.cancelled))
+        return Empty()
+    }
+
+    func listAssets(_ body: ListAssetsRequest) async throws -> ListAssetsResponse {
+        var filters: [PickerFilter] = []
+        if let pick = body.pick {
+            guard let session = await sessions.session(pick) else { throw noSuchPick(pick) }
+            if let filter = session.configuration.filter { filters.append(filter) }
+        }
+        if let filter = body.filter { filters.append(filter) }
+        let limit = min(max(body.limit ?? ListAssetsRequest.defaultLimit, 1), ListAssetsRequest.maximumLimit)
+        let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
+        let page = try await catalog.page(filter: filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(filters),
+                                          limit: limit, after: cursor)
+        return ListAssetsResponse(assets: page.assets, next: page.next?.encoded)
+    }
+
+    func choose(_ body: ChooseRequest) async throws -> ChooseResponse {
+        guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
+        let configuration = session.configuration
+        guard !body.assets.isEmpty else {
+            throw LightboxError(.badRequest, "Choose at least one asset, or cancel the pick (owner.cancel) to send the app no results.")
+        }
+        guard Set(body.assets).count == body.assets.count else {
+            throw LightboxError(.badRequest, "Each asset can be chosen once.")
+        }
+        if configuration.selectionLimit > 0, body.assets.count > configuration.selectionLimit {
+            throw LightboxError(.badRequest, "This pick allows at most \(configuration.selectionLimit) asset(s); \(body.assets.count) were chosen.")
+        }
+        let found = try await catalog.assets(body.assets)
+        if let missing = body.assets.first(where: { found[$0] == nil }) {
+            throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
+        }
+        if let filter = configuration.filter, let excluded = body.assets.first(where: { !filter.matches(found[$0]!.traits) }) {
+            throw LightboxError(.badRequest, "Asset \(excluded) does not match this pick's filter \(filter).", details: ["asset": excluded])
+        }
+        var chosen = body.assets.map { found[$0]! }
+        if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
+        // The owner may remove more metadata than the app asked, never less.
+        let stripping = max(configuration.stripMetadata, body.stripMetadata ?? .none)
+        let requests = chosen.map { asset in
+            ProviderTokenStore.Request(asset: asset.identifier, types: Representations.registeredTypes(
+                for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping))
+        }
+        // Every token is stored, in one transaction, before the session is claimed: when issuing
+        // fails, the owner is told and the app's pick still waits; once claimed, nothing can fail.
+        let grants = try await tokens.issue(app: session.app, pick: session.id, requests, stripping: stripping)
+        // A concurrent choose or cancel may have answered meanwhile: the tokens never leave.
+        guard let claimed = await sessions.take(body.pick) else {
+            try await tokens.discard(grants)
+            throw noSuchPick(body.pick)
+        }
+        let results = zip(chosen, zip(requests, grants)).map { asset, issued in
+            let (request, grant) = issued
+            let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: request.types,
+                                                  suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
+            return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
+        }
+        claimed.reply.succeed(PickResponse(pick: claimed.id, results: results), audit: Self.pickAnswered(.delivered, count: results.count))
+        logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
+        return ChooseResponse(delivered: results.count)
+    }
+
+    func noSuchPick(_ pick: String) -> LightboxError {
+        LightboxError(.notFound, "No pending pick \(pick); it may have been answered, cancelled or timed out.", details: ["pick": pick])
+    }
+}

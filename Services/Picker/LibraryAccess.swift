@@ -1,0 +1,50 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+
+/// How a library operation learns what lightbox-auth decided for the calling app: the decision
+/// (cached while the picker follows auth, and audited), and from it the app's `LibraryView`.
+struct LibraryAccess: Sendable {
+    let decisions: LibraryDecisions
+    let auth: AuthLink
+    let auditor: AuditReporter
+    let catalog: Catalog
+
+    /// lightbox-auth's decision for this app and action (cached while the picker follows auth), and
+    /// its line in the audit trail.
+    func decide(_ action: LibraryAction, for app: AppID, on context: RequestContext, assetCount: Int? = nil) async throws -> LibraryDecision {
+        try await decide(action, for: app.rawValue, connection: context.request.connectionID, assetCount: assetCount)
+    }
+
+    func decide(_ action: LibraryAction, for app: String, connection: String, assetCount: Int? = nil) async throws -> LibraryDecision {
+        let decision: LibraryDecision
+        do {
+            decision = try await decisions.decision(action, for: app, connection: connection, auth: try auth.connected())
+        } catch let error as LightboxError where error.code == .timeout {
+            throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
+        }
+        auditor.record(app: app, operation: .decision(action), assetCount: assetCount ?? 0,
+                       outcome: decision.allowed ? .allowed(decision.scope) : .refused(decision.status.rawValue))
+        return decision
+    }
+
+    /// What `app` may see for `action`, as auth decided it (and audited).
+    func view(_ action: LibraryAction, for app: AppID, on context: RequestContext, assetCount: Int? = nil) async throws -> LibraryView {
+        LibraryView(app: app.rawValue, decision: try await decide(action, for: app, on: context, assetCount: assetCount),
+                    selections: decisions.selections)
+    }
+
+    /// What `app` may see for `action`, for a request that came on `connection`.
+    func view(_ action: LibraryAction, for app: String, connection: String) async throws -> LibraryView {
+        LibraryView(app: app, decision: try await decide(action, for: app, connection: connection), selections: decisions.selections)
+    }
+
+    /// An asset the app may see through its library access; anything else reads as not found.
+    func visibleAsset(_ identifier: String, app: AppID, context: RequestContext) async throws -> AssetRecord {
+        guard try await view(.read, for: app, on: context, assetCount: 1).canSee(identifier),
+              let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
+        }
+        return asset
+    }
+}
