@@ -19,7 +19,7 @@ extension PickerService {
         let body = try request.body(OpenRequest.self)
         let loadable = try await loadable(body.token, as: body.type, by: app, for: request.op, responder: responder)
         let tickets = fileTickets
-        let ticket = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+        let ticket = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
                                                    progress: { responder.progress($0) }) { [self] file in
             try await ticketForFile(file, loadable: loadable, app: app, process: process, tickets: tickets)
         }
