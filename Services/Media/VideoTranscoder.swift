@@ -20,15 +20,6 @@ public enum VideoDerivative: String, Sendable, CaseIterable {
         }
     }
 
-    /// The name of the derivative in the cache (by content hash and this).
-    public var cacheKind: String {
-        switch self {
-        case .fast: "video-360p.mp4"
-        case .medium: "video-720p.mp4"
-        case .compatible: "video-compatible.mp4"
-        }
-    }
-
     var constantRateFactor: Int {
         switch self {
         case .fast: 28

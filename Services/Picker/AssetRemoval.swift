@@ -37,7 +37,8 @@ extension Catalog {
             try? FileManager.default.removeItem(at: originals.appendingPathComponent(movie))
         }
         if !contentInUse {
-            // Derived files are named `<hash>.<kind>` in the folder of the hash's first two characters.
+            // Renditions are named `<hash>.<kind>` (`RenditionKey.fileName`) in the folder of the
+            // name's first two characters (`DerivativeCache`).
             let folder = derived.appendingPathComponent(String(asset.contentHash.prefix(2)))
             for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] where name.hasPrefix(asset.contentHash + ".") {
                 try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))

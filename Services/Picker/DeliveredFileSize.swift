@@ -10,7 +10,7 @@ extension PickerService {
         let representation = capability.types.first ?? asset.type
         guard asset.mediaType == .image, !asset.isInCloud,
               capability.stripping != .none || representation != asset.type else { return asset.fileSize }
-        return try await withDeliverableFile(for: asset, as: representation, stripping: capability.stripping) { file in
+        return try await renditions.withDeliverableFile(for: asset, as: representation, stripping: capability.stripping) { file in
             let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
             return size?.int64Value ?? 0
         }

@@ -1,8 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Derived files (transcodes, stripped copies, thumbnails), kept by content hash and operation so
-/// they are made once and reused. Two requests for the same derivative share one making of it.
+/// The disk tier of `RenditionStore`: derived files (transcodes, stripped copies, thumbnails), kept
+/// under the names `RenditionKey` gives them, so that they are made once and reused. Two requests
+/// for the same derivative share one making of it. A file named `n` lives in the subfolder named
+/// by the first two characters of `n` (a content hash's, for a rendition).
 ///
 /// The folder holds at most `quota` bytes: when a new file takes it over, the least recently used
 /// files are removed until it is back under nine tenths of it (so that a scan frees room for many
@@ -15,11 +17,11 @@ import Synchronization
 /// quota by the files being read at that moment.
 ///
 /// Every derivative is made on `pool`, never on a cooperative thread, except transcodes, which run
-/// as child processes under their own budget and slots (`file(hash:kind:make:)`).
+/// as child processes under their own budget and slots (`file(named:make:)`).
 actor DerivativeCache {
     let folder: URL
     /// `folder`'s path: a derivative's URL is built from it as a string, skipping the checks of
-    /// `appendingPathComponent` (its parts are a hex hash and our own kind names).
+    /// `appendingPathComponent` (names are `RenditionKey.fileName`s: a hex hash and our own kind names).
     private let folderPath: String
     let quota: Int64
     let pool: BlockingWorkPool
@@ -48,30 +50,30 @@ actor DerivativeCache {
     /// Bytes the cached files take now.
     var size: Int64 { totalBytes }
 
-    /// Runs `use` with the file of the derivative `kind` of the content `hash`, made first by
-    /// `make(destination)` on the pool when missing. The file stays while `use` runs.
+    /// Runs `use` with the derivative named `name`, made first by `make(destination)` on the pool
+    /// when missing. The file stays while `use` runs.
     func withFile<Result: Sendable>(
-        hash: String, kind: String, make: @escaping @Sendable (URL) throws -> Void,
+        named name: String, make: @escaping @Sendable (URL) throws -> Void,
         _ use: @Sendable (URL) async throws -> Result
     ) async throws -> Result {
         let pool = self.pool
-        return try await withFile(hash: hash, kind: kind, producing: { url in
+        return try await withFile(named: name, producing: { url in
             try await pool.run { try Self.makeBlocking(url, with: make) }
         }, use)
     }
 
-    /// The derivative `kind` of the content `hash`, made by an async `make` that bounds its own work
-    /// (a transcode runs as a budgeted child process in a transcode slot, so it only awaits here and
-    /// holds no pool thread). The file is not kept from eviction after this returns: open it at once.
-    func file(hash: String, kind: String, make: @escaping @Sendable (URL) async throws -> Void) async throws -> URL {
-        try await withFile(hash: hash, kind: kind, producing: { url in try await Self.make(url, with: make) }) { $0 }
+    /// The derivative named `name`, made by an async `make` that bounds its own work (a transcode
+    /// runs as a budgeted child process in a transcode slot, so it only awaits here and holds no
+    /// pool thread). The file is not kept from eviction after this returns: open it at once.
+    func file(named name: String, make: @escaping @Sendable (URL) async throws -> Void) async throws -> URL {
+        try await withFile(named: name, producing: { url in try await Self.make(url, with: make) }) { $0 }
     }
 
     private func withFile<Result: Sendable>(
-        hash: String, kind: String, producing produce: @escaping @Sendable (URL) async throws -> Int64,
+        named name: String, producing produce: @escaping @Sendable (URL) async throws -> Int64,
         _ use: @Sendable (URL) async throws -> Result
     ) async throws -> Result {
-        let url = url(hash: hash, kind: kind)
+        let url = url(named: name)
         let key = url.path
         pins[key, default: 0] += 1
         let result: Result
@@ -99,13 +101,12 @@ actor DerivativeCache {
         return result
     }
 
-    /// The bytes of the derivative `kind` of the content `hash` when it is cached and at most
-    /// `maximumBytes` long, read at once on the calling thread; nil otherwise (make or read it
-    /// through `withFile`). The use is recorded on the open file: a cached thumbnail costs its
+    /// The bytes of the derivative named `name` when it is cached and at most `maximumBytes` long,
+    /// read at once on the calling thread; nil otherwise (make or read it through `withFile`). The use is recorded on the open file: a cached thumbnail costs its
     /// request no trip to the cache's executor and back (a thread hand-off each way, twice). An
     /// eviction that removes the file meanwhile does no harm to this read: the file was open.
-    nonisolated func cachedBytes(hash: String, kind: String, maximumBytes: Int) -> Data? {
-        let descriptor = open(path(hash: hash, kind: kind), O_RDONLY | O_CLOEXEC)
+    nonisolated func cachedBytes(named name: String, maximumBytes: Int) -> Data? {
+        let descriptor = open(path(named: name), O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var status = stat()
@@ -121,16 +122,16 @@ actor DerivativeCache {
         return data
     }
 
-    /// Where the derivative `kind` of the content `hash` is kept, made or not.
-    nonisolated func url(hash: String, kind: String) -> URL {
-        URL(fileURLWithPath: path(hash: hash, kind: kind), isDirectory: false)
+    /// Where the derivative named `name` is kept, made or not.
+    nonisolated func url(named name: String) -> URL {
+        URL(fileURLWithPath: path(named: name), isDirectory: false)
     }
 
-    private nonisolated func path(hash: String, kind: String) -> String {
-        "\(folderPath)/\(hash.prefix(2))/\(hash).\(kind)"
+    private nonisolated func path(named name: String) -> String {
+        "\(folderPath)/\(name.prefix(2))/\(name)"
     }
 
-    /// Counts files made at `url(hash:kind:)` by `makeBlocking` outside `withFile` (an import makes
+    /// Counts files made at `url(named:)` by `makeBlocking` outside `withFile` (an import makes
     /// each image's thumbnail in the same pool job that stores the image), evicting if over quota.
     func counted(madeElsewhere bytes: Int64) async {
         added(bytes)

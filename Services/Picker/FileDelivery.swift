@@ -18,7 +18,7 @@ extension PickerService {
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
         let responder = context.responder
         let tickets = fileTickets
-        let ticket = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+        let ticket = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
                                                    progress: { responder.progress($0) }) { [self] file in
             try await ticketForFile(file, loadable: loadable, app: app, process: process, tickets: tickets)
         }

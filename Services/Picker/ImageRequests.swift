@@ -40,27 +40,27 @@ extension PickerService {
         }
         // Upright size of the original: no request renders more pixels than it has (see `bounded`).
         let full = ThumbnailSize.upright(width: local.pixelWidth ?? Self.fastSide, height: local.pixelHeight ?? Self.fastSide,
-                                         orientation: orientations.orientation(of: local))
+                                         orientation: renditions.orientation(of: local))
         let mode = body.contentMode ?? .fit
         let (width, height) = ThumbnailSize.bounded(width: body.targetWidth ?? full.width, height: body.targetHeight ?? full.height,
                                                     contentMode: mode == .fill ? .fill : .fit,
                                                     imageWidth: full.width, imageHeight: full.height)
         switch body.deliveryMode ?? .opportunistic {
         case .opportunistic:
-            let degraded = try await render(local, width: min(width, Self.degradedSide), height: min(height, Self.degradedSide), mode: mode, quality: 60)
+            let degraded = try await renditions.image(of: local, width: min(width, Self.degradedSide), height: min(height, Self.degradedSide), mode: mode, quality: 60)
             responder.send(.event, degraded.info(isDegraded: true), attachments: [degraded.data])
             if await isCancelled() { return cancelled }
-            let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
+            let final = try await renditions.image(of: local, width: width, height: height, mode: mode, quality: 90)
             if await isCancelled() { return cancelled }
             context.replyAttachments = [final.data]
             return final.info(isDegraded: false)
         case .highQualityFormat:
-            let final = try await render(local, width: width, height: height, mode: mode, quality: 90)
+            let final = try await renditions.image(of: local, width: width, height: height, mode: mode, quality: 90)
             if await isCancelled() { return cancelled }
             context.replyAttachments = [final.data]
             return final.info(isDegraded: false)
         case .fastFormat:
-            let fast = try await render(local, width: min(width, Self.fastSide), height: min(height, Self.fastSide), mode: mode, quality: 70)
+            let fast = try await renditions.image(of: local, width: min(width, Self.fastSide), height: min(height, Self.fastSide), mode: mode, quality: 70)
             context.replyAttachments = [fast.data]
             return fast.info(isDegraded: false)
         }
@@ -92,7 +92,7 @@ extension PickerService {
         }
         let file: URL, type: UTType, quality: String
         if let derivative {
-            file = try await movieDerivative(of: local, derivative) { responder.progress($0) }
+            file = try await renditions.movie(of: local, derivative) { responder.progress($0) }
             (type, quality) = (.mpeg4Movie, derivative.rawValue)
         } else {
             (file, type, quality) = (catalog.originalURL(of: local), local.type, "original")
@@ -102,101 +102,5 @@ extension PickerService {
                                        responder: responder)
         context.audit(AuditFacts(outcome, asset: local.identifier))
         return .stream(outcome)
-    }
-
-    struct Rendered: Sendable {
-        var data: Data
-        var type: UTType?
-        var width: Int?
-        var height: Int?
-
-        func info(isDegraded: Bool) -> ImageResultInfo {
-            ImageResultInfo(isDegraded: isDegraded, type: type, pixelWidth: width, pixelHeight: height)
-        }
-    }
-
-    /// A rendition of the image at a target size, cached by content, size, mode and quality, made
-    /// on the render pool under the picker's time limit.
-    func render(_ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int) async throws -> Rendered {
-        if let cached = cachedRendition(hash: asset.contentHash, kind: Self.renditionKind(width: width, height: height, mode: mode, quality: quality)) {
-            return cached
-        }
-        return try await rendition(asset, width: width, height: height, mode: mode, quality: quality) { try await readRendition($0) }
-    }
-
-    /// A cached rendition small enough to read in place, without the cache actor; nil when it must
-    /// be made, or read through `DerivativeCache.withFile`.
-    func cachedRendition(hash: String, kind: String) -> Rendered? {
-        let key = "\(hash).\(kind)"
-        if let recent = recentRenditions.rendition(key) { return recent }
-        guard let data = derivatives.cachedBytes(hash: hash, kind: kind, maximumBytes: Self.readInPlaceBytes) else { return nil }
-        let rendered = Self.rendered(data, of: derivatives.url(hash: hash, kind: kind))
-        recentRenditions.keep(rendered, for: key)
-        return rendered
-    }
-
-    /// Runs `use` with the file of the rendition `render` returns, made first when it is not cached.
-    func rendition<Result: Sendable>(
-        _ asset: AssetRecord, width: Int, height: Int, mode: ImageContentMode, quality: Int, _ use: @Sendable (URL) async throws -> Result
-    ) async throws -> Result {
-        let original = catalog.originalURL(of: asset)
-        let timeLimit = configuration.renderTimeLimit
-        do {
-            return try await derivatives.withFile(hash: asset.contentHash, kind: Self.renditionKind(width: width, height: height, mode: mode, quality: quality)) { destination in
-                try Self.renderRendition(of: original, width: width, height: height, mode: mode, quality: quality, timeLimit: timeLimit,
-                                         to: destination)
-            } _: { try await use($0) }
-        } catch let error as MediaError {
-            throw error.during(.renderImage)
-        }
-    }
-
-    /// The derivative cache's name for a rendition.
-    static func renditionKind(width: Int, height: Int, mode: ImageContentMode, quality: Int) -> String {
-        "thumb-\(width)x\(height)-\(mode)-q\(quality)"
-    }
-
-    /// Renders a rendition of `original` into `destination` (blocking: on a pool thread).
-    static func renderRendition(of original: URL, contents: Data? = nil, width: Int, height: Int, mode: ImageContentMode, quality: Int,
-                                timeLimit: Duration, to destination: URL) throws {
-        let image = try ImageRenderer.thumbnail(of: original, contents: contents, targetWidth: width, targetHeight: height,
-                                                contentMode: mode == .fill ? .fill : .fit, quality: quality, timeLimit: timeLimit)
-        try DerivativeCache.write(image.data, to: destination)
-    }
-
-    /// The owner's thumbnail of a just-stored image (what `posterOrThumbnail(of:side:)` gives),
-    /// made on the calling pool thread unless cached: the import's proof that the image decodes.
-    /// `contents`, the file's bytes when the import holds them, are decoded instead of the file.
-    /// Returns the bytes it added to the cache (counted by the caller, `DerivativeCache.counted`).
-    static func importThumbnail(of stored: URL, contents: Data?, contentHash: String, side: Int, in derivatives: DerivativeCache,
-                                timeLimit: Duration) throws -> Int64 {
-        let quality = ownerThumbnailQuality
-        let url = derivatives.url(hash: contentHash, kind: renditionKind(width: side, height: side, mode: .fit, quality: quality))
-        guard !FileManager.default.fileExists(atPath: url.path) else { return 0 }
-        return try DerivativeCache.makeBlocking(url) { destination in
-            try renderRendition(of: stored, contents: contents, width: side, height: side, mode: .fit, quality: quality, timeLimit: timeLimit,
-                                to: destination)
-        }
-    }
-
-    /// A rendition's bytes and size, read back from the cache: a thumbnail of a few KB in place (a
-    /// read from the page cache, shorter than a wait in the pool's queue behind renderings), a
-    /// larger one on the render pool.
-    func readRendition(_ url: URL) async throws -> Rendered {
-        // stat(2) directly: URL.resourceValues does far more than a cached thumbnail needs.
-        var status = stat()
-        if stat(url.path, &status) == 0, status.st_size <= Self.readInPlaceBytes { return try Self.rendered(at: url) }
-        return try await renderPool.run { try Self.rendered(at: url) }
-    }
-
-    static let readInPlaceBytes = 256 << 10
-
-    private static func rendered(at url: URL) throws -> Rendered {
-        rendered(try Data(contentsOf: url), of: url)
-    }
-
-    static func rendered(_ data: Data, of url: URL) -> Rendered {
-        let metadata = try? MetadataReader.read(fileAt: url, contents: data)
-        return Rendered(data: data, type: metadata?.type, width: metadata?.pixelWidth, height: metadata?.pixelHeight)
     }
 }

@@ -24,9 +24,9 @@ struct LibraryImporter: Sendable {
     /// the image is rendered and the result dropped. `contents` are the file's bytes when the
     /// import holds them in memory (then the stored copy is not read again).
     var proveDecodes: @Sendable (_ stored: URL, _ contents: Data?, _ contentHash: String) throws -> Int64 = { stored, contents, _ in
-        let side = PickerService.ownerThumbnailSide
+        let side = RenditionKey.ownerThumbnailSide
         _ = try ImageRenderer.thumbnail(of: stored, contents: contents, targetWidth: side, targetHeight: side, contentMode: .fit,
-                                        quality: PickerService.ownerThumbnailQuality)
+                                        quality: RenditionKey.ownerThumbnailQuality)
         return 0
     }
     /// Told the bytes each `proveDecodes` added (the service counts them into its cache's quota).

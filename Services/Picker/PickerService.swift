@@ -51,10 +51,8 @@ public final class PickerService: Service {
     let tokens: ProviderTokenStore
     let sessions = PickSessionStore()
     let appNames = AppNameCache()
-    let derivatives: DerivativeCache
-    /// Small renditions served last, in memory (`RecentRenditions`).
-    let recentRenditions = RecentRenditions(maximumBytes: 16 << 20)
-    let orientations = OriginalOrientations()
+    /// Thumbnails, transcodes and stripped copies: made once, kept in memory and on disk.
+    let renditions: RenditionStore
     /// Where the picker's blocking work runs, at most `renderThreads` jobs at once: decoding and
     /// rendering, reading, hashing and copying at import, stripping, movie headers, cloud-tier reads.
     let renderPool: BlockingWorkPool
@@ -94,23 +92,16 @@ public final class PickerService: Service {
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
                                       name: "lightbox-render")
-        derivatives = DerivativeCache(folder: catalog.derived, quota: configuration.derivedQuota, pool: renderPool)
+        renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
+                                    timeLimit: configuration.renderTimeLimit, logger: logger)
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
     }
 
-    /// The side and JPEG quality of the owner's thumbnails (the one made at import included).
-    static let ownerThumbnailSide = 256
-    static let ownerThumbnailQuality = 80
-
     var importer: LibraryImporter {
         var importer = LibraryImporter(catalog: catalog, logger: logger, pool: renderPool)
-        let derivatives = self.derivatives
-        let timeLimit = configuration.renderTimeLimit
-        importer.proveDecodes = { stored, contents, hash in
-            try Self.importThumbnail(of: stored, contents: contents, contentHash: hash, side: Self.ownerThumbnailSide, in: derivatives,
-                                     timeLimit: timeLimit)
-        }
-        importer.provedBytes = { await derivatives.counted(madeElsewhere: $0) }
+        let renditions = self.renditions
+        importer.proveDecodes = { stored, contents, hash in try renditions.makeOwnerThumbnail(ofStored: stored, contents: contents, contentHash: hash) }
+        importer.provedBytes = { await renditions.counted(madeElsewhere: $0) }
         return importer
     }
 
@@ -241,8 +232,8 @@ public final class PickerService: Service {
     func load(_ app: AppID, _ body: LoadRequest, _ context: inout RequestContext) async throws -> Streamed<StreamCompletion> {
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
         let responder = context.responder
-        let outcome = try await withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
-                                                    progress: { responder.progress($0) }) { [self] file in
+        let outcome = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation,
+                                                               stripping: loadable.stripping, progress: { responder.progress($0) }) { [self] file in
             try await stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
                              app: app, responder: responder)
         }

@@ -9,7 +9,7 @@ import Testing
 
     /// Makes (or reuses) a 100-byte derivative and reads it back.
     func use(_ cache: DerivativeCache, _ kind: String, made: Counter) async throws -> Int {
-        try await cache.withFile(hash: "abcdef", kind: kind) { destination in
+        try await cache.withFile(named: "abcdef.\(kind)") { destination in
             made.increment()
             try Data(repeating: 7, count: 100).write(to: destination)
         } _: { url in try Data(contentsOf: url).count }
@@ -45,7 +45,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
         let made = Counter()
         let cache = DerivativeCache(folder: folder, quota: 150, pool: pool)
-        let readInside = try await cache.withFile(hash: "abcdef", kind: "outer") { destination in
+        let readInside = try await cache.withFile(named: "abcdef.outer") { destination in
             try Data(repeating: 1, count: 100).write(to: destination)
         } _: { outer in
             // Another derivative made while `outer` is read: the quota is exceeded, but `outer` stays.
@@ -55,7 +55,7 @@ import Testing
         #expect(readInside == 100)
         #expect(await cache.size <= 150)
 
-        let big = try await cache.withFile(hash: "abcdef", kind: "big") { destination in
+        let big = try await cache.withFile(named: "abcdef.big") { destination in
             try Data(repeating: 2, count: 400).write(to: destination)
         } _: { try Data(contentsOf: $0).count }
         #expect(big == 400)
@@ -74,11 +74,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
         let made = Counter()
         let cache = DerivativeCache(folder: folder, quota: 250, pool: pool)
-        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 1000) == nil, "not made yet")
+        #expect(cache.cachedBytes(named: "abcdef.a", maximumBytes: 1000) == nil, "not made yet")
         _ = try await use(cache, "a", made: made)
         _ = try await use(cache, "b", made: made)
-        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 99) == nil, "larger than asked for")
-        #expect(cache.cachedBytes(hash: "abcdef", kind: "a", maximumBytes: 100) == Data(repeating: 7, count: 100))
+        #expect(cache.cachedBytes(named: "abcdef.a", maximumBytes: 99) == nil, "larger than asked for")
+        #expect(cache.cachedBytes(named: "abcdef.a", maximumBytes: 100) == Data(repeating: 7, count: 100))
         // The use is recorded after the read returns; a liveness bound, not a timing one.
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(30)
@@ -106,7 +106,7 @@ import Testing
     @Test func theWorkRunsOnThePoolsThreads() async throws {
         defer { try? FileManager.default.removeItem(at: folder); pool.stop() }
         let cache = DerivativeCache(folder: folder, quota: 1 << 20, pool: pool)
-        let name = try await cache.withFile(hash: "abcdef", kind: "thread") { destination in
+        let name = try await cache.withFile(named: "abcdef.thread") { destination in
             try Data((Thread.current.name ?? "").utf8).write(to: destination)
         } _: { String(decoding: try Data(contentsOf: $0), as: UTF8.self) }
         #expect(name.hasPrefix("test-render-"))

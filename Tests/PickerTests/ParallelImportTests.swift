@@ -1,6 +1,7 @@
 import Foundation
 import LightboxProtocol
 import LightboxTransport
+import Logging
 import Testing
 @testable import Picker
 
@@ -42,20 +43,19 @@ import Testing
     @Test func importLeavesEachImagesOwnerThumbnailCountedInTheCache() async throws {
         let fixture = try PickerFixture()
         defer { fixture.remove() }
-        let cache = DerivativeCache(folder: fixture.catalog.derived, quota: 1 << 30, pool: fixture.pool)
+        let cache = RenditionStore(catalog: fixture.catalog, quota: 1 << 30, pool: fixture.pool, timeLimit: .seconds(30), logger: Logger(label: "test"))
         var importer = fixture.importer
         importer.proveDecodes = { stored, contents, hash in
-            try PickerService.importThumbnail(of: stored, contents: contents, contentHash: hash, side: PickerService.ownerThumbnailSide, in: cache,
-                                              timeLimit: .seconds(30))
+            try cache.makeOwnerThumbnail(ofStored: stored, contents: contents, contentHash: hash)
         }
         importer.provedBytes = { await cache.counted(madeElsewhere: $0) }
         let summary = try await importer.importFolder(Self.library) { _ in }
         let records = try await fixture.catalog.assets(summary.imported)
-        let kind = PickerService.renditionKind(width: PickerService.ownerThumbnailSide, height: PickerService.ownerThumbnailSide,
-                                               mode: .fit, quality: 80)
+        let kind = RenditionKey.Kind.image(width: RenditionKey.ownerThumbnailSide, height: RenditionKey.ownerThumbnailSide,
+                                           mode: .fit, quality: 80)
         var bytes: Int64 = 0
         for record in records.values where record.mediaType == .image {
-            let thumbnail = cache.url(hash: record.contentHash, kind: kind)
+            let thumbnail = cache.url(of: RenditionKey(contentHash: record.contentHash, kind: kind))
             let size = try #require(try FileManager.default.attributesOfItem(atPath: thumbnail.path)[.size] as? NSNumber)
             #expect(size.int64Value > 0, "\(record.fileName)")
             bytes += size.int64Value

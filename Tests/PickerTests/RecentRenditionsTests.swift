@@ -3,8 +3,8 @@ import Testing
 @testable import Picker
 
 @Suite struct RecentRenditionsTests {
-    func rendition(_ bytes: Int, _ fill: UInt8 = 1) -> PickerService.Rendered {
-        PickerService.Rendered(data: Data(repeating: fill, count: bytes), type: .jpeg, width: 10, height: 10)
+    func rendition(_ bytes: Int, _ fill: UInt8 = 1) -> Rendition {
+        Rendition(data: Data(repeating: fill, count: bytes), type: .jpeg, width: 10, height: 10)
     }
 
     @Test func keptRenditionsAreServedUntilTheirDiskUseIsDueAgain() {
