@@ -101,3 +101,20 @@ actor CloudTier {
         guard rename(partial.path, destination.path) == 0 else { throw CocoaError(.fileWriteUnknown) }
     }
 }
+
+extension CloudTier {
+    /// The asset with its original local, downloading it from the cloud tier (with progress) when
+    /// network access is allowed; nil when it is in the cloud and network access is not allowed.
+    func localAsset(
+        _ asset: AssetRecord, networkAccessAllowed: Bool, progress: @escaping @Sendable (DownloadProgress) -> Void,
+        isCancelled: @escaping @Sendable () async -> Bool = { false }
+    ) async throws -> AssetRecord? {
+        guard asset.isInCloud else { return asset }
+        guard networkAccessAllowed else { return nil }
+        try await download(asset, progress: progress, isCancelled: isCancelled)
+        guard let local = try await catalog.asset(asset.identifier) else {
+            throw LightboxError(.notFound, "The asset was removed from the library during its download.")
+        }
+        return local
+    }
+}

@@ -70,7 +70,7 @@ public final class PickerService: Service {
     /// Tickets of `provider.open`, presented on `deliverySocket`.
     let fileTickets = FileTickets()
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
-    let deliverySocket = Mutex<DeliverySocket?>(nil)
+    let deliverySocket = DeliverySocketSlot()
     let keys: KeyDirectory
     let logger: Logger
 
@@ -167,7 +167,7 @@ public final class PickerService: Service {
         } catch {
             logger.warning("no delivery by file descriptor", metadata: ["reason": "\(error)"])
         }
-        defer { deliverySocket.withLock { $0 }?.close() }
+        defer { deliverySocket.close() }
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()
         try? await gracefulShutdown()
@@ -179,121 +179,6 @@ public final class PickerService: Service {
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
-    }
-
-    /// An asset of the library, for the owner; anything else is `notFound`.
-    func ownedAsset(_ identifier: String) async throws -> AssetRecord {
-        guard let asset = try await catalog.asset(identifier) else {
-            throw LightboxError(.notFound, "No asset \(identifier) in the library.")
-        }
-        return asset
-    }
-
-    func ownerDelete(_ body: DeleteAssetsRequest) async throws -> DeleteAssetsResponse {
-        DeleteAssetsResponse(deleted: try await catalog.remove(try body.validatedAssets()))
-    }
-
-    func revoke(_ body: RevokeRequest) async throws -> RevokeResponse {
-        if let token = body.token {
-            return RevokeResponse(revoked: try await tokens.revoke(token: token))
-        } else if let app = body.app {
-            return RevokeResponse(revoked: try await tokens.revokeAll(of: app))
-        }
-        throw LightboxError(.badRequest, "Name a token or an app to revoke.")
-    }
-
-    /// The least time between two import progress replies. A progress bar needs a few a second;
-    /// one per file (small photos import many a second) kept the picker and its client busy with
-    /// replies no one could read that fast.
-    static let importProgressInterval: Duration = .milliseconds(100)
-
-    func importLibrary(_ body: ImportRequest, _ context: RequestContext) async throws -> ImportSummary {
-        let folder = try LibraryImporter.validatedFolder(body.path)
-        let clock = ContinuousClock()
-        var lastSent: ContinuousClock.Instant?
-        return try await importer.importFolder(folder) { step in
-            let now = clock.now
-            // The first file, then at most one a tenth of a second, and always the last.
-            guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
-            lastSent = now
-            context.progress(step)
-        }
-    }
-
-    func describe(_ app: AppID, _ body: TokenRequest, _ context: inout RequestContext) async throws -> ProviderDescription {
-        let (capability, asset) = try await redeemed(body.token, by: app, for: context.request.op)
-        let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
-        let fileSize = try await deliveredFileSize(of: asset, capability)
-        context.audit(.ok, assetCount: 1, asset: asset.identifier)
-        return ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
-                                   fileSize: fileSize, properties: asset.basicProperties, imageProperties: properties)
-    }
-
-    func load(_ app: AppID, _ body: LoadRequest, _ context: inout RequestContext) async throws -> Streamed<StreamCompletion> {
-        let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
-        let responder = context.responder
-        let outcome = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation,
-                                                               stripping: loadable.stripping, progress: { responder.progress($0) }) { [self] file in
-            try await stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
-                             app: app, responder: responder)
-        }
-        context.audit(AuditFacts(outcome, asset: loadable.asset.identifier))
-        return .stream(outcome)
-    }
-
-    /// What a token's load delivers: its asset (the paired movie for a Live Photo's movie type)
-    /// with its original local, the representation asked for and the metadata to remove.
-    struct Loadable: Sendable {
-        var asset: AssetRecord
-        var representation: UTType
-        var stripping: MetadataStripping
-    }
-
-    /// Redeems `token` for a load (`provider.load`, `provider.open`) as `type`.
-    func loadable(_ token: String, as type: UTType?, by app: AppID, context: RequestContext) async throws -> Loadable {
-        let (capability, asset) = try await redeemed(token, by: app, for: context.request.op)
-        let requested = type ?? capability.types[0]
-        guard let registered = Representations.representation(answering: requested, among: capability.types) else {
-            throw LightboxError(.typeNotRegistered, "This item provider has no \(requested) representation; it registers \(capability.types.map(\.identifier).joined(separator: ", ")).")
-        }
-        // A Live Photo's bundle type loads as its still; its movie type as the paired movie.
-        let representation = registered == .livePhoto ? Representations.livePhotoStill(among: capability.types, of: asset) : registered
-        let resource = representation.conforms(to: .movie) ? (asset.pairedMovie ?? asset) : asset
-        // Item providers always fetch from the cloud tier, reporting the download as progress.
-        let responder = context.responder
-        guard let local = try await localAsset(resource, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
-            throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
-        }
-        return Loadable(asset: local, representation: representation, stripping: capability.stripping)
-    }
-
-    /// Streams a file under the client's credit; returns how the stream ended.
-    func stream(_ asset: AssetRecord, file: URL, as type: UTType, credit: Int?, chunkSize: Int?, app: AppID,
-                responder: Responder) async throws -> StreamOutcome {
-        let chunkSize = min(max(chunkSize ?? LoadRequest.defaultChunkSize, 4096), LoadRequest.maximumChunkSize)
-        let credit = min(max(credit ?? LoadRequest.defaultCredit, 1), 64)
-        let outcome: StreamOutcome
-        do {
-            // The original as it was imported: its digest is known, and a copy damaged since fails the client's check.
-            let digest = file.standardizedFileURL == catalog.originalURL(of: asset).standardizedFileURL ? asset.contentHash : nil
-            outcome = try await responder.stream(file: file, credit: credit, chunkSize: chunkSize, type: type, suggestedName: asset.suggestedName,
-                                                 digest: digest)
-        } catch {
-            logger.error("original missing", metadata: ["asset": "\(asset.identifier)", "error": "\(error)"])
-            throw LightboxError(.notFound, "The original of this asset is missing from the library; the owner should re-import it.")
-        }
-        logger.info("load finished", metadata: ["app": "\(app)", "asset": "\(asset.identifier)", "outcome": "\(outcome)"])
-        return outcome
-    }
-
-    func redeemed(_ token: String, by app: AppID, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
-        var (capability, asset) = try tokens.capability(of: token, by: app.rawValue, for: op, readingAlso: Catalog.asset)
-        guard let asset else {
-            throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
-        }
-        // Tokens issued before representations were recorded register the original.
-        if capability.types.isEmpty { capability.types = [asset.type] }
-        return (capability, asset)
     }
 }
 

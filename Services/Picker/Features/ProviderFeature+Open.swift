@@ -10,9 +10,9 @@ import Glibc
 /// `provider.open`: what `provider.load` would stream, handed to a process on this host as a
 /// read-only file descriptor on the delivery socket (`DeliverySocket`): the original or the cached
 /// derivative itself when nothing must change, a sealed memory copy when metadata is removed.
-extension PickerService {
+extension ProviderFeature {
     func open(_ app: AppID, _ body: OpenRequest, _ context: inout RequestContext) async throws -> FileTicket {
-        guard let process = context.request.peerCredentials, let socket = deliverySocket.withLock({ $0?.path }) else {
+        guard let process = context.request.peerCredentials, let socket = deliverySocketPath() else {
             throw LightboxError(.badRequest, "provider.open needs an ipc:// connection to the picker (a process on the same host); use provider.load.")
         }
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
@@ -68,27 +68,4 @@ extension PickerService {
     }
 
     /// Opens the delivery socket beside an ipc endpoint; over tcp there is none.
-    func openDeliverySocket() throws {
-        guard let path = DeliverySocket.path(besideEndpoint: configuration.endpoint) else { return }
-        let auditReporter = self.auditReporter
-        let logger = self.logger
-        let socket = try DeliverySocket(path: path, tickets: fileTickets, logger: logger) { outcome in
-            switch outcome {
-            case .delivered(let ticket, let peer):
-                auditReporter.record(app: ticket.app, operation: .open, assetCount: 1,
-                                     outcome: .delivered(toProcess: peer.processID, user: peer.userID), bytes: ticket.fileSize, asset: ticket.asset)
-            case .refused(let ticket, let peer, let error):
-                let presenter = peer.map { " by pid \($0.processID) uid \($0.userID)" } ?? ""
-                if let ticket {
-                    auditReporter.record(app: ticket.app, operation: .open, assetCount: 1, outcome: .refused("\(error.code)\(presenter)"),
-                                         asset: ticket.asset)
-                } else {
-                    logger.notice("delivery ticket refused", metadata: ["presenter": "\(presenter)", "reason": "\(error.message)"])
-                }
-            case .expired(let ticket):
-                auditReporter.record(app: ticket.app, operation: .open, assetCount: 1, outcome: .expired, asset: ticket.asset)
-            }
-        }
-        deliverySocket.withLock { $0 = socket }
-    }
 }

@@ -1,16 +1,27 @@
 import Foundation
 import LightboxProtocol
 import LightboxTransport
+import Logging
 import Media
 
-/// PHImageManager for apps with library access: thumbnails and full images in three delivery
-/// modes, cloud-only originals, cancellation; and movies as files.
-extension PickerService {
+/// PHImageManager's images for apps with library access: thumbnails and full images in three
+/// delivery modes, cloud-only originals, cancellation. Renditions come from the `RenditionStore`.
+struct ImagesFeature: Sendable {
+    let access: LibraryAccess
+    let renditions: RenditionStore
+    let cloud: CloudTier
+    let imageRequests: ImageRequestRegistry
+
+    func register(in table: inout OperationTable) {
+        table.on(Operations.requestImage) { try await requestImage($0, $1, &$2) }
+        table.on(Operations.cancelImage) { app, body, _ in try cancelImage(app, body) }
+    }
+
     /// Degraded results of opportunistic requests and fast results are at most this many pixels a side.
     static let degradedSide = 128
     static let fastSide = 256
 
-    func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext, access: LibraryAccess) async throws -> ImageResultInfo {
+    func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext) async throws -> ImageResultInfo {
         let asset = try await access.visibleAsset(body.asset, app: app, context: context)
         guard asset.mediaType == .image else {
             throw LightboxError(.badRequest, "\(body.asset) is a movie; ask with video.request.")
@@ -29,7 +40,7 @@ extension PickerService {
         let cancelled = ImageResultInfo(isCancelled: true)
         let local: AssetRecord?
         do {
-            local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
+            local = try await cloud.localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
                                          progress: { responder.progress($0) }, isCancelled: isCancelled)
         } catch is CancellationError {
             return cancelled
@@ -71,36 +82,5 @@ extension PickerService {
             throw LightboxError(.notFound, "No image request \(body.request) is running; it may have finished.")
         }
         return Empty()
-    }
-
-    func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext, access: LibraryAccess) async throws -> Streamed<VideoResultInfo> {
-        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
-        let responder = context.responder
-        guard asset.mediaType == .video else {
-            throw LightboxError(.badRequest, "\(body.asset) is a photo; ask with image.request.")
-        }
-        guard let local = try await localAsset(asset, networkAccessAllowed: body.isNetworkAccessAllowed ?? false,
-                                               progress: { responder.progress($0) }) else {
-            context.audit(.inCloud, assetCount: 1, asset: asset.identifier)
-            return .reply(VideoResultInfo(isInCloud: true, deliveredQuality: nil))
-        }
-        // High quality (and automatic, as PhotoKit gives it for local movies) is the original.
-        let derivative: VideoDerivative? = switch body.deliveryMode ?? .automatic {
-        case .fastFormat: .fast
-        case .mediumQualityFormat: .medium
-        case .automatic, .highQualityFormat: nil
-        }
-        let file: URL, type: UTType, quality: String
-        if let derivative {
-            file = try await renditions.movie(of: local, derivative) { responder.progress($0) }
-            (type, quality) = (.mpeg4Movie, derivative.rawValue)
-        } else {
-            (file, type, quality) = (catalog.originalURL(of: local), local.type, "original")
-        }
-        context.event(VideoResultInfo(isInCloud: false, deliveredQuality: quality, type: type))
-        let outcome = try await stream(local, file: file, as: type, credit: body.credit, chunkSize: body.chunkSize, app: app,
-                                       responder: responder)
-        context.audit(AuditFacts(outcome, asset: local.identifier))
-        return .stream(outcome)
     }
 }

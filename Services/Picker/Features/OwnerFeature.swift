@@ -1,0 +1,75 @@
+import Foundation
+import LightboxProtocol
+import LightboxTransport
+import Logging
+import Media
+
+/// What the owner's surfaces ask of the library: thumbnails and details (the owner sees the whole
+/// library; every reply is bounded), imports, deletion, and moving originals to the cloud tier and back.
+struct OwnerFeature: Sendable {
+    let catalog: Catalog
+    let renditions: RenditionStore
+    let cloud: CloudTier
+    let importer: LibraryImporter
+
+    func register(in table: inout OperationTable) {
+        table.on(Operations.thumbnail) { _, body, context in try await thumbnail(body, &context) }
+        table.on(Operations.assetDetails) { _, body, _ in try await assetDetails(body) }
+        table.on(Operations.importLibrary) { _, body, context in try await importLibrary(body, context) }
+        table.on(Operations.ownerDelete) { _, body, _ in try await ownerDelete(body) }
+        table.on(Operations.offload) { _, body, _ in try await cloud.offload(try await ownedAsset(body.asset)); return Empty() }
+        table.on(Operations.restore) { _, body, _ in try await cloud.restore(try await ownedAsset(body.asset)); return Empty() }
+    }
+
+    func thumbnail(_ body: ThumbnailRequest, _ context: inout RequestContext) async throws -> ThumbnailInfo {
+        let side = min(max(body.side ?? ThumbnailRequest.defaultSide, 16), ThumbnailRequest.maximumSide)
+        guard let asset = try await catalog.asset(body.asset) else {
+            throw LightboxError(.notFound, "No asset \(body.asset) in the library.", details: ["asset": body.asset])
+        }
+        // The owner's thumbnails come from wherever the original is, the cloud tier included, and
+        // are kept like any other derivative: the owner's grid should not wait for downloads twice.
+        let rendered = try await renditions.ownerThumbnail(of: asset, side: side)
+        let info = ThumbnailInfo(asset: asset.identifier, type: rendered.type ?? .jpeg, pixelWidth: rendered.width,
+                                 pixelHeight: rendered.height, etag: "\(asset.contentHash.prefix(24))-\(side)")
+        context.replyAttachments = [rendered.data]
+        return info
+    }
+
+    func assetDetails(_ body: AssetRequest) async throws -> AssetDetails {
+        let identifier = body.asset
+        guard let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "No asset \(identifier) in the library.", details: ["asset": identifier])
+        }
+        return AssetDetails(summary: asset.summary, importedAt: asset.importedAt, properties: asset.imageProperties)
+    }
+
+    /// An asset of the library, for the owner; anything else is `notFound`.
+    func ownedAsset(_ identifier: String) async throws -> AssetRecord {
+        guard let asset = try await catalog.asset(identifier) else {
+            throw LightboxError(.notFound, "No asset \(identifier) in the library.")
+        }
+        return asset
+    }
+
+    func ownerDelete(_ body: DeleteAssetsRequest) async throws -> DeleteAssetsResponse {
+        DeleteAssetsResponse(deleted: try await catalog.remove(try body.validatedAssets()))
+    }
+
+    /// The least time between two import progress replies. A progress bar needs a few a second;
+    /// one per file (small photos import many a second) kept the picker and its client busy with
+    /// replies no one could read that fast.
+    static let importProgressInterval: Duration = .milliseconds(100)
+
+    func importLibrary(_ body: ImportRequest, _ context: RequestContext) async throws -> ImportSummary {
+        let folder = try LibraryImporter.validatedFolder(body.path)
+        let clock = ContinuousClock()
+        var lastSent: ContinuousClock.Instant?
+        return try await importer.importFolder(folder) { step in
+            let now = clock.now
+            // The first file, then at most one a tenth of a second, and always the last.
+            guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
+            lastSent = now
+            context.progress(step)
+        }
+    }
+}
