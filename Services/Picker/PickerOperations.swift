@@ -39,6 +39,7 @@ extension PickerService {
         table.on(Operations.revoke) { [self] _, body, _ in try await revoke(body) }
         table.on(Operations.importLibrary) { [self] _, body, context in try await importLibrary(body, context) }
         table.on(Operations.ownerDelete) { [self] _, body, _ in try await ownerDelete(body) }
+        registerPortalOperations(in: &table)
         return table
     }
 }
