@@ -14,13 +14,13 @@ struct AcceptedTypes: Hashable, Sendable {
     var acceptsImages: Bool { anyImage || types.contains { $0.isImage } }
     var acceptsVideos: Bool { anyVideo || types.contains { $0.isMovie } }
 
-    /// What the pick sheet shows: only photos, only videos, or both.
+    /// What the pick sheet shows: every photo or video the app can open, and nothing else.
     var pickerFilter: PickerFilter {
-        switch (acceptsImages, acceptsVideos) {
-        case (true, false): .images
-        case (false, true): .videos
-        default: .any([.images, .videos])
-        }
+        // Particular types count where no wildcard already admits their kind.
+        let particular = types.filter { !(anyImage && $0.isImage) && !(anyVideo && $0.isMovie) }.sorted { $0.identifier < $1.identifier }
+        let parts = [anyImage ? PickerFilter.images : nil, anyVideo ? .videos : nil, particular.isEmpty ? nil : .types(particular)]
+            .compactMap { $0 }
+        return parts.count == 1 ? parts[0] : .any(parts)
     }
 
     /// The representation to deliver of an item that registers `registered` (in the picker's

@@ -66,6 +66,24 @@ public struct UTType: WireName {
 
     public var isImage: Bool { conforms(to: .image) }
     public var isMovie: Bool { conforms(to: .movie) }
+
+    /// Every type of the conformance tree that conforms to `self` (itself included, known or not).
+    public var knownConformingTypes: [UTType] {
+        [self] + UTType.parents.keys.filter { $0 != self && $0.conforms(to: self) }.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// Formats older software may not read, whose stills the picker also delivers as JPEG.
+    public static let compatibleJPEGSources: [UTType] = [.heic, .webP]
+
+    /// Whether the picker delivers a still of `type` as JPEG too: HEIC and WebP, unless animated.
+    public static func hasCompatibleJPEG(_ type: UTType, animated: Bool) -> Bool {
+        compatibleJPEGSources.contains(type) && !animated
+    }
+
+    /// Reverse-DNS letters, digits, `.` and `-`, up to 255: what a type identifier looks like.
+    public static func isWellFormed(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.utf8.count <= 255 && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+    }
 }
 
 // The names desktop file choosers use (MIME types and file name extensions), for the types Lightbox delivers.

@@ -39,9 +39,9 @@ VIEWER_NAME = "Example Viewer"
 
 
 def make_photo(folder, name="summit.jpg"):
-    """A 12-megapixel JPEG (4000 × 3000) of noise, which compresses like a camera's photo."""
+    """A 12-megapixel JPEG (4000 × 3000): a test pattern with noise, so it is about as large as a camera's."""
     path = os.path.join(folder, name)
-    subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=4000x3000,noise=alls=40:allf=t",
+    subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=4000x3000,noise=alls=10:allf=t",
                     "-frames:v", "1", "-q:v", "2", "-y", path], check=True, timeout=120)
     return path
 

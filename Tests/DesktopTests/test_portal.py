@@ -174,7 +174,12 @@ def test_remove_location_on_the_sheet_strips_the_delivered_file(stack, desktop, 
 def test_an_app_that_takes_only_jpeg_gets_the_compatible_jpeg(stack, desktop):
     app, _ = request_photos(desktop, "JPEG images=mime:image/jpeg;glob:*.jpg")
     [pick] = pending(stack, wait_ms=10_000)
-    assert pick.configuration["filter"] == "images"
+    assert pick.configuration["filter"] == {"types": ["public.jpeg"]}
+    # The sheet shows what the app can open: JPEGs, and stills the picker delivers as JPEG.
+    with owner(stack) as connection:
+        shown = {asset.file_name for asset in lb.OwnerSurface(connection).assets(pick.pick)}
+    assert {"harbour.jpg", "portrait.jpg", "summit.jpg", "meadow.webp"} <= shown
+    assert not shown & {"sunset.png", "bounce.gif", "spinner.webp", "clip.mp4"}
     choose(stack, pick.pick, ["meadow.webp"])
     [path] = paths(app.next())
     app.finish()
