@@ -98,7 +98,7 @@ struct DeliveryFolder: Sendable {
 
     /// Removes one pick's folder (a pick that failed or was closed while its items were written).
     func remove(pickFolder: URL) {
-        guard pickFolder.deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL == root else { return }
+        guard pickFolder.deletingLastPathComponent().deletingLastPathComponent().standardizedFileURL.path == root.path else { return }
         try? FileManager.default.removeItem(at: pickFolder)
     }
 

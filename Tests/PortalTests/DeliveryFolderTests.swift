@@ -83,6 +83,13 @@ import Testing
         #expect(folder.sweep(before: Date().addingTimeInterval(-86_400)) == 1)
         #expect(!FileManager.default.fileExists(atPath: old.path))
         #expect(FileManager.default.fileExists(atPath: recent.path))
+        // A pick that failed or was closed while its files were written leaves nothing behind; only
+        // a pick's folder under the root is removed that way.
+        let failed = try folder.makeFolder(for: editor, pick: "pick-failed")
+        folder.remove(pickFolder: failed)
+        #expect(!FileManager.default.fileExists(atPath: failed.path))
+        folder.remove(pickFolder: folder.folder(of: editor))
+        #expect(FileManager.default.fileExists(atPath: folder.folder(of: editor).path))
         #expect(folder.removeAll(of: viewer) == 1)
         #expect(!FileManager.default.fileExists(atPath: folder.folder(of: viewer).path))
         #expect(FileManager.default.fileExists(atPath: folder.folder(of: editor).path))
