@@ -22,13 +22,15 @@ asan: deps
 
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium
-## (screenshots in .build/screenshots/).
+## (screenshots in .build/screenshots/), then lightbox-portal behind xdg-desktop-portal on a private
+## session bus, answered in Chromium.
 test: build asan
 	$(SWIFT) build --build-tests
 	LIGHTBOX_ASAN_BIN=$(CURDIR)/$(ASAN_BUILD)/debug $(SWIFT) test --skip-build
 	cd Clients/python && python3 -m mypy
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests
+	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/DesktopTests
 
 ## Builds lightbox-bench (Bench/: the benchmarks, not installed) with the services it measures, then
 ## times a token load against bare ZeroMQ in the same run; `lightbox bench --help` lists the others.
@@ -50,7 +52,7 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 INSTALL_FROM ?= .build/release
 # lightbox-bench is not among them: benchmarks are for people working on Lightbox (`make bench`).
-EXECUTABLES := lightbox lightbox-auth lightbox-picker lightbox-surface
+EXECUTABLES := lightbox lightbox-auth lightbox-picker lightbox-surface lightbox-portal
 
 release: deps
 	$(SWIFT) build -c release
@@ -67,6 +69,13 @@ install-files:
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
 	done
 	install -m 0644 deploy/sysusers/lightbox.conf $(DESTDIR)$(SYSUSERSDIR)/lightbox.conf
+# lightbox-portal: the portal file xdg-desktop-portal reads (1.16 reads only /usr/share/xdg-desktop-portal/portals:
+# with another PREFIX link it there) and its D-Bus activation file (found through XDG_DATA_DIRS).
+	install -d -m 0755 $(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals $(DESTDIR)$(PREFIX)/share/dbus-1/services
+	install -m 0644 deploy/portal/lightbox.portal $(DESTDIR)$(PREFIX)/share/xdg-desktop-portal/portals/lightbox.portal
+	sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' deploy/portal/org.freedesktop.impl.portal.desktop.lightbox.service \
+	  > $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.lightbox.service
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/dbus-1/services/org.freedesktop.impl.portal.desktop.lightbox.service
 	test -e $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env || install -m 0644 deploy/lightbox.env $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/lightbox.conf; fi
 	@echo "installed to $(DESTDIR)$(PREFIX); start with: systemctl daemon-reload && systemctl enable --now lightbox-auth lightbox-picker lightbox-surface"

@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "lightbox-auth", targets: ["AuthServer"]),
         .executable(name: "lightbox-picker", targets: ["PickerServer"]),
         .executable(name: "lightbox-surface", targets: ["SurfaceServer"]),
+        .executable(name: "lightbox-portal", targets: ["PortalServer"]),
         // Not installed: `make bench` builds it and `lightbox bench …` runs it.
         .executable(name: "lightbox-bench", targets: ["LightboxBench"]),
         .library(name: "LightboxClient", targets: ["LightboxClient"]),
@@ -37,6 +38,8 @@ let package = Package(
         .systemLibrary(name: "CHeif", path: "Shared/CHeif"),
         .systemLibrary(name: "CAVFormat", path: "Shared/CAVFormat"),
         .systemLibrary(name: "CVips", path: "Shared/CVips", pkgConfig: "gobject-2.0"),
+        // GDBus for lightbox-portal; gio-2.0's pkg-config file adds -pthread, which SwiftPM rejects.
+        .systemLibrary(name: "CGio", path: "Shared/CGio", pkgConfig: "gobject-2.0"),
 
         .target(name: "LightboxProtocol", path: "Shared/LightboxProtocol"),
         .target(
@@ -126,6 +129,20 @@ let package = Package(
             dependencies: ["Surface", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/SurfaceServer"
         ),
+        .target(
+            name: "Portal",
+            dependencies: [
+                "CGio", "LightboxClient", "LightboxProtocol", "LightboxTransport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Portal"
+        ),
+        .executableTarget(
+            name: "PortalServer",
+            dependencies: ["Portal", "LightboxClient", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/PortalServer"
+        ),
         // What `lightbox` and `lightbox-bench` share: the services as child processes, progress on stderr.
         .target(
             name: "LightboxCommandLineSupport",
@@ -157,6 +174,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
+        .testTarget(name: "PortalTests", dependencies: ["Portal", "LightboxProtocol"], path: "Tests/PortalTests"),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime"],

@@ -5,11 +5,15 @@
 #   --build-only   only what building needs (the Containerfile): no browser, test tools or Python packages
 set -euo pipefail
 
-apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev ffmpeg)
+# libglib2.0-dev (also pulled in by libvips-dev) is GDBus, which lightbox-portal speaks D-Bus with.
+apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev libwebp-dev libheif-dev libavformat-dev libavcodec-dev libavutil-dev libswscale-dev libvips-dev libglib2.0-dev ffmpeg)
 test_packages=(chromium chromium-driver  # the owner's surface is tested in headless Chromium
   libimage-exiftool-perl                 # exiftool: the corpus tests compare image properties with it
   systemd                                # systemd-analyze verifies the units
-  python3-venv)                          # the Python package is tested from a fresh virtual environment
+  python3-venv                           # the Python package is tested from a fresh virtual environment
+  xdg-desktop-portal dbus dbus-bin       # lightbox-portal is tested behind Debian's portal frontend on a private session bus
+  python3-dbusmock python3-gi            # the desktop's own file chooser backend, and the desktop apps, in those tests
+  libglib2.0-bin)                        # gdbus: the tests wait for names on that bus
 build_only=false
 for argument in "$@"; do
   case "$argument" in

@@ -71,6 +71,13 @@ enum AuthDatabase {
                 t.add(column: "lastAt", .datetime)
             }
         }
+        migrator.registerMigration("v5 desktop apps named by lightbox-portal") { db in
+            try db.create(table: "desktopApp") { t in
+                t.primaryKey("app", .text)
+                t.column("name", .text).notNull()
+                t.column("announcedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import GRDB
 import LightboxProtocol
 import LightboxTransport
@@ -62,18 +61,15 @@ public final class AuthService: Service {
     public func run() async throws {
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.authService)
         let ownerKey = try keys.loadOrCreateKeyPair(KeyDirectory.owner).publicKey
-        let keys = self.keys
         let registry = self.registry
         let logger = self.logger
-        // The picker's key is read once it exists (the picker writes it on its first start).
-        let pickerKey = Mutex<String?>(nil)
+        // The picker's and the portal's keys are read once they exist (each writes its own on its first start).
+        let pickerKey = keys.laterKey(KeyDirectory.pickerService)
+        let portalKey = keys.laterKey(KeyDirectory.portalService)
         let principalForKey: @Sendable (String) async -> Identification = { publicKey in
             if publicKey == ownerKey { return .known(.owner) }
-            let picker = pickerKey.withLock { known in
-                if known == nil { known = try? CurveKeyPair.loadPublicKey(from: keys.publicKeyURL(KeyDirectory.pickerService)) }
-                return known
-            }
-            if picker == publicKey { return .known(.service(KeyDirectory.pickerService)) }
+            if pickerKey.matches(publicKey) { return .known(.service(KeyDirectory.pickerService)) }
+            if portalKey.matches(publicKey) { return .known(.portal) }
             do {
                 guard let app = try await registry.app(withPublicKey: publicKey) else { return .unknown }
                 return .known(.app(app.id))

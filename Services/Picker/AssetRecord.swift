@@ -47,7 +47,7 @@ struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
         Set(AssetSummary.subtypes(stored: subtypes))
     }
 
-    var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet) }
+    var traits: AssetTraits { AssetTraits(mediaType: mediaType, subtypes: subtypeSet, type: type) }
 
     /// Read on every describe, with `WireJSONDecoder` (without JSONDecoder's fixed work per call).
     var imageProperties: [String: JSONValue] {

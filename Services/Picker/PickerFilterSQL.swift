@@ -15,11 +15,24 @@ extension PickerFilter {
         case .slomoVideos: Self.hasSubtype(.slomo)
         case .timelapseVideos: Self.hasSubtype(.timelapse)
         case .animatedImages: Self.hasSubtype(.animated)
+        case .types(let types): Self.deliverable(as: types)
         // An empty any() admits nothing and an empty all() everything, as `matches` says.
         case .any(let filters): filters.map(\.sqlCondition).joined(operator: .or)
         case .all(let filters): filters.map(\.sqlCondition).joined(operator: .and)
         case .not(let filter): !filter.sqlCondition
         }
+    }
+
+    /// Assets whose original is of one of `types` (or a type conforming to one), or that have a
+    /// compatible JPEG when `public.jpeg` is listed: `PickerFilter.matches`'s rule, in SQL. The
+    /// identifiers are bound as values.
+    static func deliverable(as types: [UTType]) -> SQLExpression {
+        let originals = Set(types.flatMap(\.knownConformingTypes)).map(\.identifier).sorted()
+        var condition = originals.contains(Column("type"))
+        if types.contains(.jpeg) {
+            condition = condition || (UTType.compatibleJPEGSources.map(\.identifier).contains(Column("type")) && !hasSubtype(.animated))
+        }
+        return condition
     }
 
     /// `subtypes` holds names separated by commas ("animated,livePhoto"); pad it so a name only

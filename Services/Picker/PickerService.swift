@@ -69,6 +69,8 @@ public final class PickerService: Service {
     let access: LibraryAccess
     /// Tickets of `provider.open`, presented on `deliverySocket`.
     let fileTickets = FileTickets()
+    /// lightbox-portal's watches of revoked desktop apps.
+    let portalRevocations = PortalRevocations()
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
     let deliverySocket = DeliverySocketSlot()
     let keys: KeyDirectory
@@ -140,8 +142,10 @@ public final class PickerService: Service {
 
         let appNames = self.appNames
         let logger = self.logger
+        let portalKey = keys.laterKey(KeyDirectory.portalService)
         let principalForKey: @Sendable (String) async -> Identification = { publicKey in
             if publicKey == ownerKey { return .known(.owner) }
+            if portalKey.matches(publicKey) { return .known(.portal) }
             do {
                 let app = try await auth.request(.identify, IdentifyRequest(publicKey: publicKey), as: AppManifestResponse.self).manifest
                 await appNames.remember(app)
@@ -186,5 +190,7 @@ public final class PickerService: Service {
 actor AppNameCache {
     private var names: [String: String] = [:]
     func remember(_ app: AppManifest) { names[app.id] = app.name }
+    /// A desktop app's name as lightbox-portal gives it.
+    func remember(_ app: String, name: String) { names[app] = name }
     func name(of app: String) -> String? { names[app] }
 }

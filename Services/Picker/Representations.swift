@@ -7,7 +7,7 @@ import LightboxProtocol
 enum Representations {
     /// Stills in formats older software may not read, which get a JPEG representation.
     static func hasCompatibleJPEG(_ asset: AssetRecord) -> Bool {
-        (asset.type == .heic || asset.type == .webP) && !asset.isAnimated
+        UTType.hasCompatibleJPEG(asset.type, animated: asset.isAnimated)
     }
 
     /// HEVC movies, which get an H.264 MP4 representation. One already in an MP4 container has

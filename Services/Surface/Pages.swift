@@ -129,6 +129,7 @@ enum Pages {
         }
         let rows = apps.map { app -> String in
             let id = HTML.escape(app.app)
+            if app.portal == true { return desktopAppRow(app) }
             func options(_ choices: [(String, String)], current: String) -> String {
                 choices.map { "<option value=\"\($0.0)\"\($0.0 == current ? " selected" : "")>\($0.1)</option>" }.joined()
             }
@@ -165,16 +166,32 @@ enum Pages {
         """
     }
 
+    /// A desktop app that picks through lightbox-portal: no library access to set, only its items to revoke.
+    static func desktopAppRow(_ app: AppAccess) -> String {
+        let id = HTML.escape(app.app)
+        return """
+            <tr data-app="\(id)" data-portal="true">
+            <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code></td>
+            <td colspan="2" class="hint">Picks only, through the desktop's file chooser</td>
+            <td class="actions"><button data-app-action="revoke">Revoke items</button>
+            <a href="/activity?app=\(percent(app.app))">Activity</a></td>
+            </tr>
+            """
+    }
+
     static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?) -> String {
         let choices = (["<option value=\"\">All apps</option>"] + apps.map {
             "<option value=\"\(HTML.escape($0.app))\"\($0.app == app ? " selected" : "")>\(HTML.escape($0.name))</option>"
         }).joined()
+        // Apps by the names the owner knows them by (a desktop app's from its desktop file).
+        let names = Dictionary(apps.map { ($0.app, $0.name) }, uniquingKeysWith: { first, _ in first })
         let rows = entries.map { entry in
             let detail = [entry.bytes.map { byteCount($0) }, entry.asset].compactMap { $0 }.joined(separator: " · ")
             // A line that stands for repeats says how many, and until when.
             let what = HTML.escape(entry.operation) + (entry.times.map { " <span class=\"times\" title=\"\($0) identical entries, the last at "
                 + "\(HTML.escape(dateText(entry.lastAt ?? entry.at)))\">×\($0)</span>" } ?? "")
-            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(HTML.escape(entry.app))</td><td>\(what)</td>"
+            let who = names[entry.app].map { "<span title=\"\(HTML.escape(entry.app))\">\(HTML.escape($0))</span>" } ?? HTML.escape(entry.app)
+            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(who)</td><td>\(what)</td>"
                 + "<td class=\"number\">\(entry.assetCount)</td><td>\(HTML.escape(entry.outcome))</td><td>\(HTML.escape(detail))</td></tr>"
         }.joined()
         var older = ""

@@ -27,6 +27,10 @@ enum PickDescription {
         case .slomoVideos: return singular ? "slow-motion video" : "slow-motion videos"
         case .timelapseVideos: return singular ? "time-lapse video" : "time-lapse videos"
         case .animatedImages: return singular ? "animated image" : "animated images"
+        case .types(let types):
+            // Named by the kinds they are of (what a desktop app's file chooser admits).
+            let images = types.contains { $0.isImage }, videos = types.contains { $0.isMovie }
+            return noun(images == videos ? nil : images ? .images : .videos, singular: singular)
         case .any(let filters): return filters.map { noun($0, singular: singular) }.joined(separator: " or ")
         case .all(let filters): return filters.map { noun($0, singular: singular) }.joined(separator: " that are ")
         case .not(let filter): return (singular ? "item" : "items") + " other than " + noun(filter, singular: false)

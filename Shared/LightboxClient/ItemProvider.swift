@@ -67,44 +67,12 @@ public struct ItemProvider: Sendable {
         return completion
     }
 
-    /// Runs one credit-based load: grants `credit` chunks up front and tops the window up as chunks
-    /// are consumed, so at most `credit` chunks are ever in flight or buffered.
+    /// Runs one credit-based load of this provider's token (`CreditStream`).
     func stream(
         type: UTType?, credit: Int = LoadRequest.defaultCredit, chunkSize: Int = LoadRequest.defaultChunkSize,
         progress: @Sendable (LoadProgress) -> Void, consume: (Data) throws -> Void
     ) async throws -> StreamCompletion {
-        let id = UUID().uuidString
         let request = LoadRequest(token: descriptor.token, type: type, credit: credit, chunkSize: chunkSize)
-        var hasher = SHA256Hasher()
-        var received: Int64 = 0
-        var consumedSinceGrant = 0
-        for try await reply in connection.send(.load, request, timeout: .seconds(30), id: id) {
-            switch reply.status {
-            case .chunk:
-                let header = try reply.body(ChunkHeader.self)
-                guard header.offset == received, let data = reply.attachments.first, data.count == header.length else {
-                    throw LightboxError(.internal, "The picker sent chunk at \(header.offset) while \(received) bytes had arrived.")
-                }
-                try consume(data)
-                hasher.update(data)
-                received += Int64(data.count)
-                progress(LoadProgress(completed: received, total: header.total))
-                consumedSinceGrant += 1
-                if consumedSinceGrant * 2 >= credit {
-                    connection.post(.streamCredit, StreamCredit(stream: id, credit: consumedSinceGrant))
-                    consumedSinceGrant = 0
-                }
-            case .ok:
-                let completion = try reply.body(StreamCompletion.self)
-                guard completion.bytes == received, completion.sha256 == hasher.finalize() else {
-                    throw LightboxError(.internal, "The loaded bytes do not match the picker's digest; try the load again.")
-                }
-                if received == 0 { progress(LoadProgress(completed: 0, total: 0)) }
-                return completion
-            default:
-                continue
-            }
-        }
-        throw LightboxError(.internal, "The load ended without a final reply.")
+        return try await CreditStream.load(.load, request, credit: credit, on: connection, progress: progress, consume: consume)
     }
 }

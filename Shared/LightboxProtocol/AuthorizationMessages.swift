@@ -157,12 +157,17 @@ public struct AppAccess: Codable, Sendable, Hashable {
     public var readWrite: AuthorizationStatus
     public var addOnly: AuthorizationStatus
     public var selectionCount: Int
-    public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int) {
+    /// True for a desktop app that picks through lightbox-portal (`portal:<app id>`): it has no key
+    /// and no library access (both levels `restricted`), only picks and their items.
+    public var portal: Bool?
+    public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int,
+                portal: Bool? = nil) {
         self.app = app
         self.name = name
         self.readWrite = readWrite
         self.addOnly = addOnly
         self.selectionCount = selectionCount
+        self.portal = portal
     }
 }
 

@@ -1,7 +1,8 @@
-/// Which assets a pick may offer, as PHPickerFilter: leaves combined with any / all / not.
+/// Which assets a pick may offer, as PHPickerFilter: leaves combined with any / all / not, and
+/// beyond PHPickerFilter the types an app can open.
 ///
-/// Wire form: a leaf is a string (`"images"`); combinators are objects
-/// (`{"any":["images","videos"]}`, `{"all":[…]}`, `{"not":"videos"}`).
+/// Wire form: a leaf is a string (`"images"`) or a list of types (`{"types":["public.jpeg"]}`);
+/// combinators are objects (`{"any":["images","videos"]}`, `{"all":[…]}`, `{"not":"videos"}`).
 public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConvertible {
     case images
     case videos
@@ -12,6 +13,10 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
     case slomoVideos
     case timelapseVideos
     case animatedImages
+    /// Assets the picker can deliver as one of these types (or a type conforming to one): the
+    /// original's type, or the compatible JPEG of a HEIC or WebP still when `public.jpeg` is
+    /// listed. What a desktop app's file chooser filter admits (lightbox-portal).
+    case types([UTType])
     case any([PickerFilter])
     case all([PickerFilter])
     case not(PickerFilter)
@@ -27,6 +32,8 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
     /// recurse, or build SQL, without bound.
     public static let maximumSize = 256
     public static let maximumDepth = 32
+    /// The most types one `types` leaf may list.
+    public static let maximumTypes = 64
 
     /// Filters in this one, itself included.
     public var size: Int {
@@ -53,6 +60,14 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         return nil
     }
 
+    /// Why a list of types cannot be a `types` leaf, if it cannot.
+    static func typesExcess(_ types: [UTType]) -> String? {
+        if types.isEmpty { return "types(…) lists at least one type" }
+        if types.count > maximumTypes { return "types(…) lists at most \(maximumTypes) types" }
+        if let bad = types.first(where: { !UTType.isWellFormed($0.identifier) }) { return "\"\(bad.identifier.prefix(80))\" is not a type identifier" }
+        return nil
+    }
+
     public init(from decoder: any Decoder) throws {
         // Stops the recursion early: each level of a filter is one or two levels of coding path.
         guard decoder.codingPath.count <= 2 * Self.maximumDepth + 8 else {
@@ -69,7 +84,12 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
             return
         }
         let container = try decoder.container(keyedBy: CombinatorKey.self)
-        if let filters = try container.decodeIfPresent([PickerFilter].self, forKey: .any) {
+        if let types = try container.decodeIfPresent([UTType].self, forKey: .types) {
+            if let excess = Self.typesExcess(types) {
+                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: excess))
+            }
+            self = .types(types)
+        } else if let filters = try container.decodeIfPresent([PickerFilter].self, forKey: .any) {
             self = .any(filters)
         } else if let filters = try container.decodeIfPresent([PickerFilter].self, forKey: .all) {
             self = .all(filters)
@@ -77,7 +97,7 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
             self = .not(filter)
         } else {
             throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "a filter object needs one of any, all, not"))
+                codingPath: decoder.codingPath, debugDescription: "a filter object needs one of any, all, not, types"))
         }
         if let excess {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: excess))
@@ -95,13 +115,16 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         case .not(let filter):
             var container = encoder.container(keyedBy: CombinatorKey.self)
             try container.encode(filter, forKey: .not)
+        case .types(let types):
+            var container = encoder.container(keyedBy: CombinatorKey.self)
+            try container.encode(types, forKey: .types)
         default:
             var container = encoder.singleValueContainer()
             try container.encode(description)
         }
     }
 
-    private enum CombinatorKey: String, CodingKey { case any, all, not }
+    private enum CombinatorKey: String, CodingKey { case any, all, not, types }
 
     /// The text form the CLI accepts: `images`, `any(images,videos)`, `not(videos)`.
     public var description: String {
@@ -109,6 +132,7 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         case .any(let filters): "any(\(filters.map(\.description).joined(separator: ",")))"
         case .all(let filters): "all(\(filters.map(\.description).joined(separator: ",")))"
         case .not(let filter): "not(\(filter))"
+        case .types(let types): "types(\(types.map(\.identifier).joined(separator: ",")))"
         default: PickerFilter.leaves.first { $0.value == self }!.key
         }
     }
@@ -133,6 +157,11 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
         case .slomoVideos: traits.subtypes.contains(.slomo)
         case .timelapseVideos: traits.subtypes.contains(.timelapse)
         case .animatedImages: traits.subtypes.contains(.animated)
+        case .types(let types): traits.type.map { type in
+            types.contains { listed in
+                type.conforms(to: listed) || (listed == .jpeg && UTType.hasCompatibleJPEG(type, animated: traits.subtypes.contains(.animated)))
+            }
+        } ?? false
         case .any(let filters): filters.contains { $0.matches(traits) }
         case .all(let filters): filters.allSatisfy { $0.matches(traits) }
         case .not(let filter): !filter.matches(traits)
@@ -140,14 +169,17 @@ public indirect enum PickerFilter: Hashable, Sendable, Codable, CustomStringConv
     }
 }
 
-/// What a filter looks at: the media type and the subtypes the catalog knows.
+/// What a filter looks at: the media type, the subtypes the catalog knows and the original's type
+/// (without one, no `types` leaf matches).
 public struct AssetTraits: Hashable, Sendable {
     public var mediaType: MediaType
     public var subtypes: Set<MediaSubtype>
+    public var type: UTType?
 
-    public init(mediaType: MediaType, subtypes: Set<MediaSubtype> = []) {
+    public init(mediaType: MediaType, subtypes: Set<MediaSubtype> = [], type: UTType? = nil) {
         self.mediaType = mediaType
         self.subtypes = subtypes
+        self.type = type
     }
 }
 
@@ -165,7 +197,7 @@ private struct FilterParser {
     var parsed = 0
 
     func error(_ message: String) -> LightboxError {
-        LightboxError(.badRequest, "Bad filter: \(message). Use a name such as images or videos, or any(…), all(…), not(…).")
+        LightboxError(.badRequest, "Bad filter: \(message). Use a name such as images or videos, or any(…), all(…), not(…), types(…).")
     }
 
     mutating func parseFilter(depth: Int) throws -> PickerFilter {
@@ -176,6 +208,8 @@ private struct FilterParser {
         guard !name.isEmpty else { throw error("expected a filter name at \"\(text)\"") }
         text = text.dropFirst(name.count)
         switch name {
+        case "types":
+            return .types(try parseTypes())
         case "any", "all":
             let filters = try parseArguments(depth: depth)
             return name == "any" ? .any(filters) : .all(filters)
@@ -187,6 +221,16 @@ private struct FilterParser {
             guard let leaf = PickerFilter.leaves[name] else { throw error("unknown filter \"\(name)\"") }
             return leaf
         }
+    }
+
+    /// `(public.jpeg,public.png)` after `types`.
+    mutating func parseTypes() throws -> [UTType] {
+        guard text.first == "(", let close = text.firstIndex(of: ")") else { throw error("expected (type,…) after types") }
+        let types = text[text.index(after: text.startIndex)..<close].split(separator: ",", omittingEmptySubsequences: false)
+            .map { UTType(String($0)) }
+        text = text[text.index(after: close)...]
+        if let excess = PickerFilter.typesExcess(types) { throw error(excess) }
+        return types
     }
 
     mutating func parseArguments(depth: Int) throws -> [PickerFilter] {

@@ -66,4 +66,56 @@ public struct UTType: WireName {
 
     public var isImage: Bool { conforms(to: .image) }
     public var isMovie: Bool { conforms(to: .movie) }
+
+    /// Every type of the conformance tree that conforms to `self` (itself included, known or not).
+    public var knownConformingTypes: [UTType] {
+        [self] + UTType.parents.keys.filter { $0 != self && $0.conforms(to: self) }.sorted { $0.identifier < $1.identifier }
+    }
+
+    /// Formats older software may not read, whose stills the picker also delivers as JPEG.
+    public static let compatibleJPEGSources: [UTType] = [.heic, .webP]
+
+    /// Whether the picker delivers a still of `type` as JPEG too: HEIC and WebP, unless animated.
+    public static func hasCompatibleJPEG(_ type: UTType, animated: Bool) -> Bool {
+        compatibleJPEGSources.contains(type) && !animated
+    }
+
+    /// Reverse-DNS letters, digits, `.` and `-`, up to 255: what a type identifier looks like.
+    public static func isWellFormed(_ identifier: String) -> Bool {
+        !identifier.isEmpty && identifier.utf8.count <= 255 && identifier.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "-") }
+    }
+}
+
+// The names desktop file choosers use (MIME types and file name extensions), for the types Lightbox delivers.
+extension UTType {
+    /// Types Lightbox stores and delivers, with their MIME types and the extensions their files carry.
+    static let desktopNames: [(type: UTType, mimeTypes: [String], extensions: [String])] = [
+        (.jpeg, ["image/jpeg", "image/pjpeg"], ["jpg", "jpeg", "jpe", "jfif"]),
+        (.png, ["image/png"], ["png"]),
+        (.heic, ["image/heic", "image/heic-sequence"], ["heic"]),
+        (.heif, ["image/heif", "image/heif-sequence"], ["heif", "hif"]),
+        (.webP, ["image/webp"], ["webp"]),
+        (.gif, ["image/gif"], ["gif"]),
+        (.mpeg4Movie, ["video/mp4", "video/x-m4v"], ["mp4", "m4v"]),
+        (.quickTimeMovie, ["video/quicktime"], ["mov", "qt"]),
+    ]
+
+    /// The MIME type a file of this type is announced as (`image/jpeg`).
+    public var preferredMIMEType: String? {
+        Self.desktopNames.first { $0.type == self }?.mimeTypes.first
+    }
+
+    /// The type of a MIME type (case-insensitive), if Lightbox stores such files.
+    public init?(mimeType: String) {
+        let lowered = mimeType.lowercased()
+        guard let entry = Self.desktopNames.first(where: { $0.mimeTypes.contains(lowered) }) else { return nil }
+        self = entry.type
+    }
+
+    /// The type of a file name extension (case-insensitive, without the dot), if Lightbox stores such files.
+    public init?(filenameExtension: String) {
+        let lowered = filenameExtension.lowercased()
+        guard let entry = Self.desktopNames.first(where: { $0.extensions.contains(lowered) }) else { return nil }
+        self = entry.type
+    }
 }

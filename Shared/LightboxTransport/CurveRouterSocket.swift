@@ -213,7 +213,7 @@ final class CurveRouterSocket: Sendable {
     func connectionLimit(for principal: Principal) -> Int {
         switch principal {
         case .owner: limits.connectionsPerOwner
-        case .service: limits.connectionsPerService
+        case .service, .portal: limits.connectionsPerService
         default: limits.connectionsPerApp
         }
     }

@@ -36,7 +36,7 @@ final class RequestAllowance: Sendable {
                     return LightboxError(.busy, "The service is handling \(state.apps) requests from apps, its limit; try again in a moment.")
                 }
                 state.apps += 1
-            case .owner, .service:
+            case .owner, .service, .portal:
                 guard running < limits.perPrivileged else {
                     return LightboxError(.busy, "\(principal) already has \(running) requests in flight, its limit; wait for answers before sending more.")
                 }

@@ -13,7 +13,7 @@ public struct RequestContext: Sendable {
     /// Binary frames sent after the final reply's header (an image, a thumbnail).
     public var replyAttachments: [Data] = []
     /// The calling app, when the caller is one: the audit line's app unless the handler names another.
-    let caller: String?
+    private(set) var caller: String?
     let auditor: (any OperationAuditor)?
     private var pendingAudit: AuditFacts?
 
@@ -29,6 +29,12 @@ public struct RequestContext: Sendable {
     public var id: String { request.id }
     public var logger: Logger { request.logger }
     public var attachments: [Data] { request.attachments }
+
+    /// Files this call's audit lines under `app`: lightbox-portal acts for the desktop app it names
+    /// (`portal:org.gnome.Loupe`), which is the app the lines are about.
+    public mutating func attribute(to app: String) {
+        caller = app
+    }
 
     public func progress<Body: Codable & Sendable>(_ body: Body) { responder.progress(body) }
     public func event<Body: Codable & Sendable>(_ body: Body) { responder.event(body) }
@@ -106,6 +112,13 @@ public struct LaterReply<Reply: Codable & Sendable>: Sendable {
 
     public var responder: Responder { context.responder }
     public var isConnected: Bool { context.responder.isConnected }
+
+    /// This reply with its audit lines filed under `app` (`RequestContext.attribute(to:)`).
+    public func attributed(to app: String) -> LaterReply {
+        var context = context
+        context.attribute(to: app)
+        return LaterReply(context: context)
+    }
 
     public func event<Body: Codable & Sendable>(_ body: Body) { context.responder.event(body) }
 

@@ -231,10 +231,10 @@ import Testing
         for (service, requirements, app, owner) in tables {
             #expect(requirements.contains { $0.1 == .owner })
             for (op, principal) in requirements.sorted(by: { $0.0.rawValue < $1.0.rawValue }) {
-                // Owner and service operations refuse an app key; app and service operations refuse the owner's.
+                // Owner, service and portal operations refuse an app key; app, service and portal operations refuse the owner's.
                 let refusing: [DealerConnection] = switch principal {
                 case .owner: [app]
-                case .service: [app, owner]
+                case .service, .portal: [app, owner]
                 case .app: [owner]
                 case .any: []
                 }

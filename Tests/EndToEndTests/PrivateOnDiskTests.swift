@@ -136,12 +136,16 @@ import Testing
                                                   "INSTALL_FROM=\(ServiceHarness.binaries.path)", "DESTDIR=\(destination.path)", "PREFIX=/usr"])
         try #require(make.status == 0, "make install-files: \(make.output)")
         let files = FileManager.default
-        for executable in ["lightbox", "lightbox-auth", "lightbox-picker", "lightbox-surface"] {
+        for executable in ["lightbox", "lightbox-auth", "lightbox-picker", "lightbox-surface", "lightbox-portal"] {
             #expect(files.isExecutableFile(atPath: destination.path + "/usr/bin/" + executable), "\(executable) not installed")
         }
         #expect(files.fileExists(atPath: destination.path + "/usr/bin/Lightbox_Surface.resources/Web/surface.js"))
         #expect(files.fileExists(atPath: destination.path + "/usr/lib/sysusers.d/lightbox.conf"))
         #expect(files.fileExists(atPath: destination.path + "/etc/lightbox/lightbox.env"))
+        #expect(files.fileExists(atPath: destination.path + "/usr/share/xdg-desktop-portal/portals/lightbox.portal"))
+        let activation = try String(contentsOfFile: destination.path + "/usr/share/dbus-1/services/org.freedesktop.impl.portal.desktop.lightbox.service",
+                                    encoding: .utf8)
+        #expect(activation.contains("Exec=/usr/bin/lightbox-portal "))
         for unit in Self.units {
             let installed = try String(contentsOfFile: destination.path + "/usr/lib/systemd/system/\(unit).service", encoding: .utf8)
             #expect(installed.contains("ExecStart=/usr/bin/\(unit)\n"))

@@ -97,7 +97,8 @@ import Testing
     /// The caller and services a PROTOCOL.md operations section is for ("The owner, on the picker").
     static func section(_ title: String) -> (caller: CallerKind, services: [String])? {
         if title == "Any principal" { return (.any, ["picker", "auth"]) }
-        let callers: [(String, CallerKind)] = [("Apps, ", .app), ("The owner, ", .owner), ("Services, ", .service)]
+        let callers: [(String, CallerKind)] = [("Apps, ", .app), ("The owner, ", .owner), ("Services, ", .service),
+                                               ("lightbox-portal, ", .portal)]
         guard let caller = callers.first(where: { title.hasPrefix($0.0) }) else { return nil }
         if title.contains("on the picker") { return (caller.1, ["picker"]) }
         if title.contains("on the auth service") { return (caller.1, ["auth"]) }

@@ -58,6 +58,35 @@ import Testing
         #expect(throws: LightboxError.self) { try PickerFilter(parsing: deepText) }
     }
 
+    /// What a desktop app's file chooser admits: originals of those types, and HEIC or WebP stills
+    /// for an app that takes JPEG (they are delivered as their compatible JPEG).
+    @Test func typesAdmitWhatCanBeDeliveredAsThem() throws {
+        func asset(_ type: UTType, animated: Bool = false) -> AssetTraits {
+            AssetTraits(mediaType: type.isMovie ? .video : .image, subtypes: animated ? [.animated] : [], type: type)
+        }
+        let jpeg = PickerFilter.types([.jpeg])
+        #expect(jpeg.matches(asset(.jpeg)) && jpeg.matches(asset(.heic)) && jpeg.matches(asset(.webP)))
+        #expect(!jpeg.matches(asset(.png)) && !jpeg.matches(asset(.gif)) && !jpeg.matches(asset(.webP, animated: true)))
+        #expect(!jpeg.matches(still))  // no type known: not admitted
+        #expect(PickerFilter.types([.heif]).matches(asset(.heic)))
+        #expect(PickerFilter.types([.image]).matches(asset(.gif)))
+        #expect(!PickerFilter.types([.mpeg4Movie]).matches(asset(.quickTimeMovie)))
+
+        let filter = PickerFilter.any([.videos, .types([.png, .jpeg])])
+        #expect(filter.description == "any(videos,types(public.png,public.jpeg))")
+        #expect(try PickerFilter(parsing: filter.description) == filter)
+        let json = String(decoding: try WireCoding.encode(filter), as: UTF8.self)
+        #expect(json == #"{"any":["videos",{"types":["public.png","public.jpeg"]}]}"#)
+        #expect(try WireCoding.decode(PickerFilter.self, from: Data(json.utf8)) == filter)
+        for bad in [#"{"types":[]}"#, #"{"types":["a b"]}"#, #"{"types":[""]}"#,
+                    #"{"types":[\#(Array(repeating: #""public.jpeg""#, count: 65).joined(separator: ","))]}"#] {
+            #expect(throws: DecodingError.self) { try WireCoding.decode(PickerFilter.self, from: Data(bad.utf8)) }
+        }
+        for bad in ["types()", "types(public.jpeg", "types(a/b)", "types(public.jpeg,)"] {
+            #expect(throws: LightboxError.self) { try PickerFilter(parsing: bad) }
+        }
+    }
+
     @Test func wireFormIsStringsAndObjects() throws {
         let filter = PickerFilter.all([.images, .not(.livePhotos)])
         let json = String(decoding: try WireCoding.encode(filter), as: UTF8.self)

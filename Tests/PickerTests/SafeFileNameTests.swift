@@ -1,4 +1,5 @@
 import Foundation
+import LightboxProtocol
 import Testing
 @testable import Picker
 

@@ -109,6 +109,11 @@ def test_filter_text_form_parses_to_golden_wire_form():
     golden = load("pick-request.json")["body"]["configuration"]["filter"]
     assert lb.parse_filter("any(images, not(videos))") == golden
     assert lb.parse_filter("images") == "images"
+    assert lb.parse_filter("any(videos, types(public.png,public.jpeg))") == {"any": ["videos", {"types": ["public.png", "public.jpeg"]}]}
+    assert lb.validate_filter({"types": ["public.jpeg"]}) == {"types": ["public.jpeg"]}
+    for bad in ({"types": []}, {"types": ["a b"]}, {"types": "public.jpeg"}):
+        with pytest.raises(lb.LightboxError):
+            lb.validate_filter(bad)
     with pytest.raises(lb.LightboxError) as raised:
         lb.parse_filter("pictures")
     assert raised.value.code == "badRequest"

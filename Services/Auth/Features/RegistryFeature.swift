@@ -3,7 +3,8 @@ import LightboxProtocol
 import LightboxTransport
 import Logging
 
-/// The registered apps: the owner registers and lists them; the picker asks whose key it saw.
+/// The registered apps: the owner registers and lists them; the picker asks whose key it saw;
+/// lightbox-portal names the desktop apps it picks for.
 struct RegistryFeature: Sendable {
     let registry: AppRegistry
     let logger: Logger
@@ -12,6 +13,10 @@ struct RegistryFeature: Sendable {
         table.on(Operations.registerApp) { _, body, _ in try await registerApp(body) }
         table.on(Operations.listApps) { _, _, _ in AppListResponse(apps: try await registry.apps()) }
         table.on(Operations.identify) { _, body, _ in try await identifyApp(body) }
+        table.on(Operations.portalAnnounce) { _, body, _ in
+            try await registry.announce(try DesktopAppID(validating: body.app), name: body.name)
+            return Empty()
+        }
     }
 
     func registerApp(_ body: RegisterAppRequest) async throws -> AppManifestResponse {

@@ -18,6 +18,10 @@ struct SettingsFeature: Sendable {
     func listAppAccess() async throws -> AppAccessListResponse {
         var list: [AppAccess] = []
         for app in try await registry.apps() { list.append(try await appAccess(app)) }
+        // Desktop apps have no library access to set: only their picks, which the owner may revoke.
+        for app in try await registry.desktopApps() {
+            list.append(AppAccess(app: app.app, name: app.name, readWrite: .restricted, addOnly: .restricted, selectionCount: 0, portal: true))
+        }
         return AppAccessListResponse(apps: list)
     }
 

@@ -18,6 +18,8 @@ struct ProviderFeature: Sendable {
     /// The delivery socket's path while it is open (beside an ipc endpoint); nil over tcp.
     let deliverySocketPath: @Sendable () -> String?
     let renderPool: BlockingWorkPool
+    /// Told when the owner revokes a desktop app, so lightbox-portal removes what it delivered.
+    let portalRevocations: PortalRevocations
     let logger: Logger
 
     func register(in table: inout OperationTable) {
@@ -88,7 +90,9 @@ struct ProviderFeature: Sendable {
         if let token = body.token {
             return RevokeResponse(revoked: try await tokens.revoke(token: token))
         } else if let app = body.app {
-            return RevokeResponse(revoked: try await tokens.revokeAll(of: app))
+            let revoked = try await tokens.revokeAll(of: app)
+            if let desktopApp = DesktopAppID(filedAs: app) { portalRevocations.announce(desktopApp) }
+            return RevokeResponse(revoked: revoked)
         }
         throw LightboxError(.badRequest, "Name a token or an app to revoke.")
     }

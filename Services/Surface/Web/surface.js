@@ -139,12 +139,13 @@ function setUpPrivacy() {
         }
       });
     }
-    row.querySelector('[data-app-action="select"]').addEventListener("click", async () => {
+    // A desktop app's row (data-portal) has no access to set: only its items to revoke.
+    row.querySelector('[data-app-action="select"]')?.addEventListener("click", async () => {
       const detail = await api("GET", "/api/apps/detail?app=" + encodeURIComponent(app));
       const { editSelection } = await import("./sheet.js");
       editSelection(app, name, detail.selection, (selection) => set({ readWrite: "limited", selection }));
     });
-    row.querySelector('[data-app-action="reset"]').addEventListener("click", () => set({ reset: true }).catch((error) => notify(error.message, true)));
+    row.querySelector('[data-app-action="reset"]')?.addEventListener("click", () => set({ reset: true }).catch((error) => notify(error.message, true)));
     row.querySelector('[data-app-action="revoke"]').addEventListener("click", async () => {
       try {
         const reply = await api("POST", "/api/apps/revoke", { app });

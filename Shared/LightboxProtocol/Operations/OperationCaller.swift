@@ -6,6 +6,8 @@ public enum CallerKind: String, Sendable, CaseIterable {
     case owner
     /// Lightbox's own services.
     case service
+    /// lightbox-portal, acting for the desktop apps it names.
+    case portal
     /// Anyone with a registered key (ping, whoami).
     case any
 }
@@ -25,6 +27,7 @@ extension OperationCaller {
         case .app: LightboxError(.notAuthorized, "\(operation) is for apps; connect with a registered app key.")
         case .owner: LightboxError(.notAuthorized, "\(operation) is for the owner's surfaces only.")
         case .service: LightboxError(.notAuthorized, "\(operation) is for Lightbox services only.")
+        case .portal: LightboxError(.notAuthorized, "\(operation) is for lightbox-portal only.")
         case .any: LightboxError(.notAuthorized, "\(operation) needs a registered key.")
         }
     }
@@ -62,6 +65,18 @@ public struct ServiceID: OperationCaller, Hashable {
     public init?(_ principal: Principal) {
         guard case .service(let name) = principal else { return nil }
         self.name = name
+    }
+}
+
+/// lightbox-portal. Its operations name the desktop app they act for (`DesktopAppID`); the
+/// services take that name from this caller only.
+public struct Portal: OperationCaller, Hashable {
+    public static let kind = CallerKind.portal
+
+    public init() {}
+
+    public init?(_ principal: Principal) {
+        guard principal == .portal else { return nil }
     }
 }
 

@@ -95,4 +95,16 @@ public struct OperationName: WireName {
     public static let confirmDelete = OperationName(rawValue: "auth.confirmDelete")
     /// A batch of reads for the audit trail; no reply.
     public static let recordAudit = OperationName(rawValue: "auth.audit.record")
+
+    // lightbox-portal, acting for desktop apps.
+    /// A pick for a desktop app, answered as `picker.pick`.
+    public static let portalPick = OperationName(rawValue: "portal.pick")
+    /// A load of a desktop app's token, streamed as `provider.load`.
+    public static let portalLoad = OperationName(rawValue: "portal.load")
+    /// The desktop app closed its request: its pick is withdrawn.
+    public static let portalCancel = OperationName(rawValue: "portal.cancel")
+    /// `PortalAppRevoked` events as the owner revokes desktop apps; never a final reply.
+    public static let portalRevocations = OperationName(rawValue: "portal.revocations")
+    /// A desktop app's name, for the owner's pages.
+    public static let portalAnnounce = OperationName(rawValue: "portal.apps.announce")
 }

@@ -84,6 +84,18 @@ public enum Operations {
     public static let confirmDelete = Operation<ServiceID, DeleteConfirmationRequest, DeleteConfirmation>(.confirmDelete, audit: .deleteConfirmation)
     public static let recordAudit = Operation<ServiceID, AuditRecordRequest, Empty>(.recordAudit)
 
+    // lightbox-portal, on the picker: picks and loads for the desktop apps it names, filed and
+    // audited under `portal:<app id>`.
+    public static let portalPick = Operation<Portal, PortalPickRequest, PickResponse>(.portalPick, audit: .pick(.opened))
+    public static let portalLoad = Operation<Portal, PortalLoadRequest, StreamCompletion>(.portalLoad, audit: .load)
+    /// Audited as the pick's answer (`pick:answered`, `cancelled`).
+    public static let portalCancel = Operation<Portal, PortalCancelRequest, Empty>(.portalCancel)
+    /// `PortalAppRevoked` events while the portal is connected; never a final reply.
+    public static let portalRevocations = Operation<Portal, Empty, Empty>(.portalRevocations)
+
+    // lightbox-portal, on the auth service.
+    public static let portalAnnounce = Operation<Portal, PortalAppAnnouncement, Empty>(.portalAnnounce)
+
     /// lightbox-picker's operations, stream control included.
     public static let picker: [OperationDeclaration] = [
         ping.declaration, whoami.declaration,
@@ -95,6 +107,7 @@ public enum Operations {
         pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, choose.declaration,
         cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
         restore.declaration,
+        portalPick.declaration, portalLoad.declaration, portalCancel.declaration, portalRevocations.declaration,
     ]
 
     /// lightbox-auth's operations.
@@ -106,6 +119,7 @@ public enum Operations {
         setAccess.declaration, accessDetail.declaration, audit.declaration,
         identify.declaration, decisions.declaration, followDecisions.declaration, decisionsApplied.declaration,
         appLaunched.declaration, assetCreated.declaration, confirmDelete.declaration, recordAudit.declaration,
+        portalAnnounce.declaration,
     ]
 
     /// Operations the transport answers itself, on the connection that runs the stream.

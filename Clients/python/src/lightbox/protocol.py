@@ -258,8 +258,20 @@ def preferred_filename_extension(uti: str) -> Optional[str]:
 # Picker filters
 # ---------------------------------------------------------------------------------------------
 
-#: A filter in wire form: a leaf name, ``{"any":[…]}``, ``{"all":[…]}`` or ``{"not":F}``.
+#: A filter in wire form: a leaf name, ``{"types":[UTI…]}``, ``{"any":[…]}``, ``{"all":[…]}`` or ``{"not":F}``.
 Filter = Union[str, Dict[str, Any]]
+
+#: The most types one ``types`` leaf may list (as the services check).
+MAXIMUM_FILTER_TYPES = 64
+
+
+def _type_identifiers(types: Any) -> Optional[List[str]]:
+    """The list of type identifiers a ``types`` leaf may carry, or None when it may not."""
+    if not isinstance(types, (list, tuple)) or not 1 <= len(types) <= MAXIMUM_FILTER_TYPES:
+        return None
+    if not all(isinstance(item, str) and item and all(c.isascii() and (c.isalnum() or c in ".-") for c in item) for item in types):
+        return None
+    return [str(item) for item in types]
 
 
 def validate_filter(value: Filter) -> Filter:
@@ -275,7 +287,9 @@ def validate_filter(value: Filter) -> Filter:
             return {key: [validate_filter(item) for item in argument]}
         if key == "not":
             return {"not": validate_filter(argument)}
-    raise LightboxError("badRequest", f"Bad filter {value!r}: use a name, or one of any, all, not.")
+        if key == "types" and _type_identifiers(argument) is not None:
+            return {"types": _type_identifiers(argument)}
+    raise LightboxError("badRequest", f"Bad filter {value!r}: use a name, or one of any, all, not, types.")
 
 
 def parse_filter(text: str) -> Filter:
@@ -285,7 +299,7 @@ def parse_filter(text: str) -> Filter:
 
     def fail(reason: str) -> LightboxError:
         return LightboxError(
-            "badRequest", f"Bad filter: {reason}. Use a name such as images or videos, or any(…), all(…), not(…).")
+            "badRequest", f"Bad filter: {reason}. Use a name such as images or videos, or any(…), all(…), not(…), types(…).")
 
     def parse() -> Filter:
         nonlocal position
@@ -295,6 +309,15 @@ def parse_filter(text: str) -> Filter:
         name = source[start:position]
         if not name:
             raise fail(f'expected a filter name at "{source[start:]}"')
+        if name == "types":
+            close = source.find(")", position)
+            if position >= len(source) or source[position] != "(" or close < 0:
+                raise fail("expected (type,…) after types")
+            types = _type_identifiers(source[position + 1:close].split(","))
+            if types is None:
+                raise fail(f"types(…) lists 1 to {MAXIMUM_FILTER_TYPES} type identifiers")
+            position = close + 1
+            return {"types": types}
         if name not in ("any", "all", "not"):
             if name not in FilterLeaf.names():
                 raise fail(f'unknown filter "{name}"')

@@ -2,19 +2,20 @@ import Foundation
 
 /// File names as the library stores and delivers them: a name an app (or the owner's CLI) can save
 /// a file under without being steered elsewhere or fooled. Names come from apps (`library.create`)
-/// and from the owner's folders, and reach other apps as `suggestedName`.
-enum SafeFileName {
+/// and from the owner's folders, and reach other apps as `suggestedName`; lightbox-portal applies
+/// them again to the files it delivers.
+public enum SafeFileName {
     /// Longest name in UTF-8 bytes, the limit of most file systems.
-    static let maximumBytes = 255
+    public static let maximumBytes = 255
     /// An extension longer than this is treated as part of the name when shortening.
-    static let maximumExtensionBytes = 16
+    public static let maximumExtensionBytes = 16
 
     /// `name` reduced to a safe base name: only what follows the last `/` or `\`; no control,
     /// format (bidirectional overrides and the like) or line-separator characters; no leading
     /// dots (which hide files, or make `.` and `..`) or surrounding spaces; at most `maximumBytes`
     /// UTF-8 bytes, shortened before the extension so the extension stays. `fallback` when nothing
     /// is left.
-    static func make(_ name: String, fallback: String = "asset") -> String {
+    public static func make(_ name: String, fallback: String = "asset") -> String {
         if isPlainlySafe(name) { return name }
         let base = name.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "/" || $0 == "\\" }).last.map(String.init) ?? ""
         var scalars = String.UnicodeScalarView()
