@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxStorage
 
 /// The registered apps and their manifests, keyed by id and by CURVE public key.
 public struct AppRegistry: Sendable {
@@ -22,7 +23,7 @@ public struct AppRegistry: Sendable {
             throw LightboxError(.badRequest, "The public key must be 40 characters of Z85 text (a CURVE key).")
         }
         return try await database.write { db in
-            if let other = try AppRecord.filter(Column("publicKey") == manifest.publicKey).fetchOne(db), other.id != manifest.id {
+            if let other = try AppRecord.filter(AppRecord.Columns.publicKey == manifest.publicKey).fetchOne(db), other.id != manifest.id {
                 throw LightboxError(.badRequest, "That public key already belongs to app \"\(other.id)\"; every app needs its own key.")
             }
             try AppRecord(manifest, registeredAt: Date()).save(db)
@@ -31,11 +32,11 @@ public struct AppRegistry: Sendable {
     }
 
     public func apps() async throws -> [AppManifest] {
-        try await database.detachedRead { db in try AppRecord.order(Column("id")).fetchAll(db).map(\.manifest) }
+        try await database.detachedRead { db in try AppRecord.order(AppRecord.Columns.id).fetchAll(db).map(\.manifest) }
     }
 
     public func app(withPublicKey key: String) async throws -> AppManifest? {
-        try await database.detachedRead { db in try AppRecord.filter(Column("publicKey") == key).fetchOne(db)?.manifest }
+        try await database.detachedRead { db in try AppRecord.filter(AppRecord.Columns.publicKey == key).fetchOne(db)?.manifest }
     }
 
     public func app(withID id: String) async throws -> AppManifest? {
@@ -48,8 +49,12 @@ public struct AppRegistry: Sendable {
     }
 }
 
-struct AppRecord: Codable, FetchableRecord, PersistableRecord {
+struct AppRecord: Encodable, FetchableRecord, PersistableRecord, PositionalRecord {
     static let databaseTableName = "app"
+
+    enum Columns: String, CaseIterable, ColumnExpression {
+        case id, name, publicKey, usageReadWrite, usageAddOnly, preventAutomaticLimitedAccessAlert, registeredAt
+    }
 
     var id: String
     var name: String
@@ -67,6 +72,16 @@ struct AppRecord: Codable, FetchableRecord, PersistableRecord {
         usageAddOnly = manifest.usageAddOnly
         preventAutomaticLimitedAccessAlert = manifest.preventAutomaticLimitedAccessAlert
         self.registeredAt = registeredAt
+    }
+
+    init(row: inout PositionalRow<Columns>) throws {
+        id = try row.read(.id)
+        name = try row.read(.name)
+        publicKey = try row.read(.publicKey)
+        usageReadWrite = try row.read(.usageReadWrite)
+        usageAddOnly = try row.read(.usageAddOnly)
+        preventAutomaticLimitedAccessAlert = try row.read(.preventAutomaticLimitedAccessAlert)
+        registeredAt = try row.read(.registeredAt)
     }
 
     var manifest: AppManifest {

@@ -142,14 +142,15 @@ public final class AuditLog: Sendable {
         arguments += [limit + 1]
         let query = arguments
         let found = try await database.detachedRead { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM audit \(filter) ORDER BY id DESC LIMIT ?", arguments: query).map {
-                AuditEntry(id: $0["id"], app: $0["app"], operation: $0["operation"], assetCount: $0["assetCount"], outcome: $0["outcome"],
-                           at: $0["at"], bytes: $0["bytes"], asset: $0["asset"], times: Self.times($0["times"]), lastAt: $0["lastAt"])
-            }
+            // A statement per combination of filters, compiled once.
+            try AuditEntry.fetchAll(positionally: db.cachedStatement(sql: "\(Self.selectEntries) \(filter) ORDER BY id DESC LIMIT ?"),
+                                    arguments: query)
         }
         let entries = Array(found.prefix(limit))
         return AuditResponse(entries: entries, next: found.count > limit ? entries.last?.id : nil)
     }
+
+    private static let selectEntries = "SELECT \(AuditEntry.selectList) FROM audit"
 
     /// A stored count as the wire spells it: absent for a line that happened once.
     static func times(_ stored: Int) -> Int? { stored > 1 ? stored : nil }

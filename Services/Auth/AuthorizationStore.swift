@@ -45,8 +45,19 @@ public struct AuthorizationStore: Sendable {
     /// The app's statuses, and its selection unless `includingSelection` is false (a status check
     /// need not read 100,000 identifiers).
     func access(of app: String, includingSelection: Bool = true) async throws -> Access {
-        // Statuses alone are two rows by key: a point read on the calling thread.
-        try await database.read(inPlaceIf: !includingSelection) { db in try Self.access(of: app, includingSelection: includingSelection, db) }
+        try await database.read(AccessQuery(app: app, includingSelection: includingSelection))
+    }
+
+    /// An app's access. Statuses alone are two rows by key: a point read.
+    struct AccessQuery: DatabaseQuery {
+        var app: String
+        var includingSelection: Bool
+
+        var isPointRead: Bool { !includingSelection }
+
+        func fetch(_ db: Database) throws -> Access {
+            try AuthorizationStore.access(of: app, includingSelection: includingSelection, db)
+        }
     }
 
     func selectionCount(of app: String) async throws -> Int {
@@ -58,9 +69,9 @@ public struct AuthorizationStore: Sendable {
     }
 
     static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
-        let rows = try Row.fetchAll(db.cachedStatement(sql: "SELECT level, status FROM authorization WHERE app = ?"), arguments: [app])
         var statuses: [String: AuthorizationStatus] = [:]
-        for row in rows { statuses[row["level"]] = AuthorizationStatus(rawValue: row["status"]) }
+        let rows = try StatusRow.fetchAll(positionally: db.cachedStatement(sql: statusesOfApp), arguments: [app])
+        for row in rows { statuses[row.level] = AuthorizationStatus(rawValue: row.status) }
         let selection = !includingSelection ? [] :
             try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
         return Access(readWrite: statuses[AccessLevel.readWrite.rawValue] ?? .notDetermined,
@@ -125,8 +136,7 @@ public struct AuthorizationStore: Sendable {
 
     func changes(of app: String, since token: Int64) async throws -> [AuthorizationChange] {
         try await database.detachedRead { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM change WHERE app = ? AND token > ? ORDER BY token", arguments: [app, token])
-                .map(Self.change)
+            try AuthorizationChange.fetchAll(positionally: db.cachedStatement(sql: Self.changesOfApp), arguments: [app, token])
         }
     }
 
@@ -150,18 +160,11 @@ public struct AuthorizationStore: Sendable {
         return AuthorizationChange(token: db.lastInsertedRowID, app: app, level: level, status: status, added: added, removed: removed, at: now)
     }
 
-    private static func change(_ row: Row) -> AuthorizationChange {
-        AuthorizationChange(token: row["token"], app: row["app"], level: AccessLevel(rawValue: row["level"]) ?? .readWrite,
-                            status: AuthorizationStatus(rawValue: row["status"]) ?? .notDetermined,
-                            added: strings(row["added"]), removed: strings(row["removed"]), at: row["at"])
-    }
+    private static let statusesOfApp = "SELECT \(StatusRow.selectList) FROM authorization WHERE app = ?"
+    private static let changesOfApp = "SELECT \(AuthorizationChange.selectList) FROM change WHERE app = ? AND token > ? ORDER BY token"
 
     private static func json(_ strings: [String]) -> String {
         String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
-    }
-
-    private static func strings(_ text: String) -> [String] {
-        (try? JSONDecoder().decode([String].self, from: Data(text.utf8))) ?? []
     }
 
     private static func unique(_ assets: [String]) -> [String] {

@@ -1,14 +1,13 @@
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxStorage
 
 /// Albums holding assets (`albumAsset`); every membership change is a library change.
 extension Catalog {
     func album(_ identifier: String) async throws -> Album? {
         try await database.detachedRead { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM album WHERE identifier = ?", arguments: [identifier]).map {
-                Album(identifier: $0["identifier"], title: $0["title"], createdAt: $0["createdAt"])
-            }
+            try Album.fetchOne(positionally: db.cachedStatement(sql: Album.byIdentifier), arguments: [identifier])
         }
     }
 

@@ -3,7 +3,7 @@ import GRDB
 import LightboxProtocol
 
 /// One asset in the catalog: an original kept content-addressed under the library folder.
-struct AssetRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct AssetRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "asset"
 
     var identifier: String

@@ -18,21 +18,34 @@ struct Catalog: Sendable {
 
     func allAssets() async throws -> [AssetRecord] {
         try await database.detachedRead { db in
-            try AssetRecord.order(Column("creationDate").desc, Column("identifier")).fetchAll(db)
+            try AssetRecord.order(AssetRecord.Columns.creationDate.desc, AssetRecord.Columns.identifier).fetchAll(db)
         }
     }
 
     func assets(_ identifiers: [String]) async throws -> [String: AssetRecord] {
-        // Cached statements: compiled once per connection, however many identifiers. One identifier
-        // (the commonest fetch) is bound as it is, without a JSON list to encode and unpack.
-        let list = identifiers.count == 1 ? identifiers[0] : String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
-        let sql = identifiers.count == 1 ? Self.assetByIdentifier
-            : "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
-        @Sendable func read(_ db: Database) throws -> [String: AssetRecord] {
-            let records = try AssetRecord.read(from: try db.cachedStatement(sql: sql), arguments: [list], in: db)
+        try await database.read(try AssetsByIdentifier(identifiers))
+    }
+
+    /// Assets by identifier: a point read for a few. Cached statements: compiled once per
+    /// connection, however many identifiers. One identifier (the commonest fetch) is bound as it
+    /// is, without a JSON list to encode and unpack.
+    struct AssetsByIdentifier: DatabaseQuery {
+        let count: Int
+        /// The one identifier, or the JSON list of them all.
+        let argument: String
+
+        init(_ identifiers: [String]) throws {
+            count = identifiers.count
+            argument = count == 1 ? identifiers[0] : String(decoding: try JSONEncoder().encode(identifiers), as: UTF8.self)
+        }
+
+        var isPointRead: Bool { Self.isPointRead(keyCount: count) }
+
+        func fetch(_ db: Database) throws -> [String: AssetRecord] {
+            let sql = count == 1 ? Catalog.assetByIdentifier : Catalog.assetsByIdentifier
+            let records = try AssetRecord.fetchAll(positionally: db.cachedStatement(sql: sql), arguments: [argument])
             return Dictionary(records.map { ($0.identifier, $0) }) { first, _ in first }
         }
-        return try await database.read(inPlaceIf: identifiers.count <= DatabasePool.pointReadLimit, read)
     }
 
     func asset(_ identifier: String) async throws -> AssetRecord? {
@@ -41,10 +54,11 @@ struct Catalog: Sendable {
 
     /// The asset, read inside a read the caller makes (with the token that names it, say).
     static func asset(_ db: Database, _ identifier: String) throws -> AssetRecord? {
-        try AssetRecord.read(from: try db.cachedStatement(sql: assetByIdentifier), arguments: [identifier], in: db).first
+        try AssetRecord.fetchOne(positionally: db.cachedStatement(sql: assetByIdentifier), arguments: [identifier])
     }
 
-    private static let assetByIdentifier = "SELECT \(AssetRecord.columnList) FROM asset WHERE identifier = ?"
+    private static let assetByIdentifier = "SELECT \(AssetRecord.selectList) FROM asset WHERE identifier = ?"
+    private static let assetsByIdentifier = "SELECT \(AssetRecord.selectList) FROM asset WHERE identifier IN (SELECT value FROM json_each(?))"
 
     /// Whether the catalog has the asset; blocking (a pool thread's check inside a longer job, on
     /// that thread's own connection).
@@ -75,9 +89,7 @@ struct Catalog: Sendable {
 
     func albums() async throws -> [Album] {
         try await database.detachedRead { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM album ORDER BY createdAt, identifier").map {
-                Album(identifier: $0["identifier"], title: $0["title"], createdAt: $0["createdAt"])
-            }
+            try Album.fetchAll(positionally: db.cachedStatement(sql: Album.inOrder))
         }
     }
 

@@ -8,11 +8,21 @@ import LightboxStorage
 extension Catalog {
     /// The owner's view: newest first, every asset a filter lets through.
     func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
-        @Sendable func read(_ db: Database) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
-            try Self.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
+        try await database.read(OwnerPage(filter: filter, limit: limit, cursor: cursor))
+    }
+
+    /// A page of the owner's view. Unfiltered and small, it walks the library-order index for
+    /// `limit` + 1 rows and no more: a point read.
+    struct OwnerPage: DatabaseQuery {
+        var filter: PickerFilter?
+        var limit: Int
+        var cursor: LibraryCursor?
+
+        var isPointRead: Bool { filter == nil && Self.isPointRead(rowCount: limit) }
+
+        func fetch(_ db: Database) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
+            try Catalog.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
         }
-        // Unfiltered, a page walks the library-order index for `limit` + 1 rows and no more.
-        return try await database.read(inPlaceIf: filter == nil && limit <= DatabasePool.pointReadLimit, read)
     }
 
     /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
@@ -20,21 +30,47 @@ extension Catalog {
     func assets(matching query: AssetQuery, inSelectionOf app: String? = nil) async throws
         -> (page: [AssetSummary], total: Int, next: LibraryCursor?) {
         let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
-        let limit = min(max(query.limit ?? 100, 0), 1000)
-        let offset = cursor == nil ? max(query.offset ?? 0, 0) : 0
-        let counts = self.counts
+        return try await database.read(AppPage(query: query, app: app, cursor: cursor, counts: counts))
+    }
+
+    /// A page of an app's query, with the total it matches.
+    struct AppPage: DatabaseQuery {
+        var query: AssetQuery
+        var app: String?
+        var cursor: LibraryCursor?
+        var counts: QueryCounts
+
+        var limit: Int { min(max(query.limit ?? 100, 0), 1000) }
+        var offset: Int { cursor == nil ? max(query.offset ?? 0, 0) : 0 }
+
+        /// A small page without filters, in the whole library or a small selection (an IN list), whose
+        /// total is counted already, walks the library-order index for `limit` + 1 rows and no more.
+        /// Whether the selection is small and the total counted is known only once the read is under
+        /// way (`fetchInPlace`).
+        var isPointRead: Bool {
+            query.mediaType == nil && query.from == nil && query.to == nil && offset == 0 && Self.isPointRead(rowCount: limit)
+        }
+
+        func fetch(_ db: Database) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?) {
+            try read(db, inPlace: false)!
+        }
+
+        func fetchInPlace(_ db: Database) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?)? {
+            try read(db, inPlace: true)
+        }
+
         /// The page, or nil when `inPlace` and the read might walk or count more than a point read
         /// does: a large selection (EXISTS per row) or a total not counted yet.
-        @Sendable func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?)? {
+        private func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?)? {
             var conditions: [SQLExpression] = []
             if let app {
                 let size = try SelectionTable.size(of: app, db)
                 if inPlace, size > SelectionTable.smallSelection { return nil }
                 conditions.append(SelectionTable.contains(app: app, size: size))
             }
-            if let mediaType = query.mediaType { conditions.append(Column("mediaType") == mediaType.rawValue) }
-            if let from = query.from { conditions.append(Column("creationDate") >= from) }
-            if let to = query.to { conditions.append(Column("creationDate") < to) }
+            if let mediaType = query.mediaType { conditions.append(AssetRecord.Columns.mediaType == mediaType.rawValue) }
+            if let from = query.from { conditions.append(AssetRecord.Columns.creationDate >= from) }
+            if let to = query.to { conditions.append(AssetRecord.Columns.creationDate < to) }
             // Counted once per state of the library and the selection, not on every page.
             let key = QueryCounts.Key(
                 app: app, mediaType: query.mediaType?.rawValue, from: query.from, to: query.to,
@@ -43,17 +79,9 @@ extension Catalog {
             if inPlace, counts.known(key) == nil { return nil }
             let total = try counts.count(for: key) { try AssetRecord.filter(conditions.joined(operator: .and)).fetchCount(db) }
             let order: LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
-            let page = try Self.page(db, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
+            let page = try Catalog.page(db, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
             return (page.assets, total, page.next)
         }
-        // A small page without filters, in the whole library or a small selection (an IN list), whose
-        // total is counted already, walks the library-order index for `limit` + 1 rows and no more: a
-        // point read. Anything that may walk further, or count, is read asynchronously.
-        if query.mediaType == nil, query.from == nil, query.to == nil, offset == 0, limit <= DatabasePool.pointReadLimit,
-           let answer = try database.pointRead({ try read($0, inPlace: true) }) {
-            return answer
-        }
-        return try await database.detachedRead { db in try read(db, inPlace: false)! }
     }
 
     /// Library order and its keyset condition. Both orders walk the `asset_library_order` index
@@ -93,18 +121,28 @@ extension Catalog {
             // The whole library in order (the owner's listing, an app with full access): the text is
             // ours, so the statement comes straight from the cache, without building it through
             // GRDB's SQL literals for every page.
-            statement = try db.cachedStatement(sql: "SELECT \(AssetSummaryRows.columns) FROM asset" + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
+            statement = try db.cachedStatement(sql: selectSummaries + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
             arguments = (keyset?.arguments ?? []) + tailArguments
         } else {
-            var sql: SQL = "SELECT \(sql: AssetSummaryRows.columns) FROM asset WHERE (\(conditions.joined(operator: .and)))"
+            var sql: SQL = "\(sql: selectSummaries) WHERE (\(conditions.joined(operator: .and)))"
             if let keyset { sql.append(sql: " AND " + keyset.sql, arguments: keyset.arguments) }
             sql.append(sql: tail, arguments: tailArguments)
             statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
             arguments = nil
         }
-        let rows = try AssetSummaryRows.fetchAll(statement, arguments: arguments, in: db, storedDateOfRow: limit - 1)
-        let assets = Array(rows.summaries.prefix(limit))
-        guard rows.summaries.count > limit, let last = assets.last, let storedDate = rows.cursorDate else { return (assets, nil) }
+        let rows = try AssetSummary.fetchAll(positionally: statement, arguments: arguments)
+        let assets = Array(rows.prefix(limit))
+        guard rows.count > limit, let last = assets.last, let storedDate = try storedCreationDate(of: last.identifier, db) else {
+            return (assets, nil)
+        }
         return (assets, LibraryCursor(storedDate: storedDate, identifier: last.identifier))
+    }
+
+    private static let selectSummaries = "SELECT \(AssetSummary.selectList) FROM asset"
+
+    /// The asset's creation date exactly as stored: the text a keyset cursor after it must carry
+    /// (read in the page's own snapshot).
+    static func storedCreationDate(of identifier: String, _ db: Database) throws -> String? {
+        try String.fetchOne(db.cachedStatement(sql: "SELECT creationDate FROM asset WHERE identifier = ?"), arguments: [identifier])
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import LightboxProtocol
+import LightboxStorage
 
 /// The library's persistent change history (`libraryChange`): one row per inserted, removed or
 /// changed asset and per album membership change, written in the same transaction as the change,
@@ -10,7 +11,11 @@ enum LibraryChangeLog {
         case inserted, removed, changed, album
     }
 
-    struct Entry: Sendable {
+    struct Entry: Sendable, PositionalRecord {
+        enum Columns: String, CaseIterable, ColumnExpression {
+            case token, kind, asset, album, at
+        }
+
         var token: Int64
         var kind: String
         var asset: String?
@@ -24,10 +29,10 @@ enum LibraryChangeLog {
     }
 
     static func entries(after token: Int64, limit: Int, in db: Database) throws -> [Entry] {
-        try Row.fetchAll(db, sql: "SELECT * FROM libraryChange WHERE token > ? ORDER BY token LIMIT ?", arguments: [token, limit]).map {
-            Entry(token: $0["token"], kind: $0["kind"], asset: $0["asset"], album: $0["album"], at: $0["at"])
-        }
+        try Entry.fetchAll(positionally: db.cachedStatement(sql: entriesAfter), arguments: [token, limit])
     }
+
+    private static let entriesAfter = "SELECT \(Entry.selectList) FROM libraryChange WHERE token > ? ORDER BY token LIMIT ?"
 
     static func latestToken(in db: Database) throws -> Int64 {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
@@ -45,5 +50,12 @@ enum LibraryChangeLog {
         case nil: return nil
         }
         return change.isEmpty ? nil : change
+    }
+}
+
+extension LibraryChangeLog.Entry {
+    init(row: inout PositionalRow<Columns>) throws {
+        self.init(token: try row.read(.token), kind: try row.read(.kind), asset: try row.read(.asset), album: try row.read(.album),
+                  at: try row.read(.at))
     }
 }

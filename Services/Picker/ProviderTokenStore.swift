@@ -101,15 +101,15 @@ struct ProviderTokenStore: Sendable {
 
     func revoke(token: String, now: Date = Date()) async throws -> Int {
         try await database.write { db in
-            try TokenRecord.filter(key: Self.hash(token)).filter(Column("revokedAt") == nil)
-                .updateAll(db, Column("revokedAt").set(to: now))
+            try TokenRecord.filter(key: Self.hash(token)).filter(TokenRecord.Columns.revokedAt == nil)
+                .updateAll(db, TokenRecord.Columns.revokedAt.set(to: now))
         }
     }
 
     func revokeAll(of app: String, now: Date = Date()) async throws -> Int {
         try await database.write { db in
-            try TokenRecord.filter(Column("app") == app).filter(Column("revokedAt") == nil)
-                .updateAll(db, Column("revokedAt").set(to: now))
+            try TokenRecord.filter(TokenRecord.Columns.app == app).filter(TokenRecord.Columns.revokedAt == nil)
+                .updateAll(db, TokenRecord.Columns.revokedAt.set(to: now))
         }
     }
 
@@ -145,7 +145,7 @@ struct ProviderTokenStore: Sendable {
     }
 }
 
-struct TokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
+struct TokenRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "providerToken"
     var tokenHash: String
     var app: String
@@ -159,27 +159,22 @@ struct TokenRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var strip: String
 }
 
-extension TokenRecord {
-    /// The columns `init(columnsInOrder:)` reads, in its order.
-    static let columns = "tokenHash, app, asset, pick, issuedAt, expiresAt, revokedAt, types, strip"
+/// A token row, read by position: every describe and load redeems a token.
+extension TokenRecord: PositionalRecord {
+    enum Columns: String, CaseIterable, ColumnExpression {
+        case tokenHash, app, asset, pick, issuedAt, expiresAt, revokedAt, types, strip
+    }
 
-    /// The token whose hash is `hash`, its row read by position straight off the statement: every
-    /// describe and load redeems a token, so it skips GRDB's Codable reading (each column looked up
-    /// by name through a decoder, dates through Foundation's calendar) and its row cursor (a
-    /// dictionary of column names per read).
+    init(row: inout PositionalRow<Columns>) throws {
+        self.init(tokenHash: try row.read(.tokenHash), app: try row.read(.app), asset: try row.read(.asset), pick: try row.read(.pick),
+                  issuedAt: try row.read(.issuedAt), expiresAt: try row.read(.expiresAt), revokedAt: try row.read(.revokedAt),
+                  types: try row.read(.types), strip: try row.read(.strip))
+    }
+
+    /// The token whose hash is `hash`.
     static func read(hashed hash: String, in db: Database) throws -> TokenRecord? {
-        var record: TokenRecord?
-        try StatementColumns.forEachRow(of: db.cachedStatement(sql: "SELECT \(columns) FROM providerToken WHERE tokenHash = ?"),
-                                        arguments: [hash], in: db, fields: []) { row in
-            record = TokenRecord(columnsInOrder: row)
-        }
-        return record
+        try fetchOne(positionally: db.cachedStatement(sql: byHash), arguments: [hash])
     }
 
-    /// A row of `columns`, read by position.
-    init(columnsInOrder row: StatementColumns) {
-        self.init(tokenHash: row.text(0) ?? "", app: row.text(1) ?? "", asset: row.text(2) ?? "", pick: row.text(3) ?? "",
-                  issuedAt: row.date(4) ?? .distantPast, expiresAt: row.date(5) ?? .distantPast, revokedAt: row.date(6),
-                  types: row.text(7) ?? "[]", strip: row.text(8) ?? "")
-    }
+    private static let byHash = "SELECT \(selectList) FROM providerToken WHERE tokenHash = ?"
 }

@@ -29,16 +29,32 @@ struct SelectionTable: Sendable {
         }
     }
 
-    /// Which of `assets` are in `app`'s selection (one query; the list travels as one JSON value).
+    /// Which of `assets` are in `app`'s selection.
     func members(of app: String, among assets: [String]) async throws -> Set<String> {
         guard !assets.isEmpty else { return [] }
-        let list = String(decoding: try JSONEncoder().encode(assets), as: UTF8.self)
-        @Sendable func read(_ db: Database) throws -> Set<String> {
+        return try await database.read(try Members(app: app, assets: assets))
+    }
+
+    /// Which of some assets are in an app's selection, in one query (the list travels as one JSON
+    /// value): a point read for a few.
+    struct Members: DatabaseQuery {
+        let app: String
+        let count: Int
+        let list: String
+
+        init(app: String, assets: [String]) throws {
+            self.app = app
+            count = assets.count
+            list = String(decoding: try JSONEncoder().encode(assets), as: UTF8.self)
+        }
+
+        var isPointRead: Bool { Self.isPointRead(keyCount: count) }
+
+        func fetch(_ db: Database) throws -> Set<String> {
             Set(try String.fetchAll(db.cachedStatement(sql: """
                 SELECT asset FROM appSelection WHERE app = ? AND asset IN (SELECT value FROM json_each(?))
                 """), arguments: [app, list]))
         }
-        return try await database.read(inPlaceIf: assets.count <= DatabasePool.pointReadLimit, read)
     }
 
     static func version(of app: String, _ db: Database) throws -> Int64? {

@@ -5,7 +5,8 @@ import Synchronization
 /// Reads of a few rows by key (an asset, a token, an app's statuses, up to `pointReadLimit`
 /// identifiers) are done on the calling thread: SQLite answers them from its page cache in
 /// microseconds, less than the two thread hand-offs of an asynchronous read would cost. Pages, scans
-/// and counts go through `detachedRead`, so no request holds a thread for long.
+/// and counts go through `detachedRead`, so no request holds a thread for long. A `DatabaseQuery`
+/// says which of the two it is, and `read(_:)` serves it accordingly.
 ///
 /// Each thread that makes point reads (an event loop) has a read-only connection of its own
 /// (`ThreadReaders`), so a point read never queues behind the pool's readers or its locks: taking
@@ -52,12 +53,6 @@ extension DatabasePool {
                 continuation.resume(with: Result { try value(database.get()) })
             }
         }
-    }
-
-    /// A point read when `isPointRead`, otherwise a `detachedRead`.
-    public func read<T: Sendable>(inPlaceIf isPointRead: Bool, _ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        if isPointRead { return try pointRead(value) }
-        return try await detachedRead(value)
     }
 }
 
