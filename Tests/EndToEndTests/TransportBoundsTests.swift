@@ -128,9 +128,12 @@ import Testing
                 }
             }
         }
-        print("\(pongs.count) PONGs came back")
-        #expect(!pongs.isEmpty)
-        #expect(pongs.allSatisfy { $0.starts(with: RawCurveClient.command("PONG")) && $0.count <= 5 + 16 })
+        // The service's own heartbeat PINGs may come between them on a slow machine.
+        let replies = pongs.filter { $0.starts(with: RawCurveClient.command("PONG")) }
+        print("\(replies.count) PONGs came back")
+        #expect(!replies.isEmpty)
+        #expect(pongs.allSatisfy { $0.starts(with: RawCurveClient.command("PONG")) || $0.starts(with: RawCurveClient.command("PING")) })
+        #expect(replies.allSatisfy { $0.count <= 5 + 16 })
     }
 
     /// An app whose handshake came while lightbox-auth was down is not refused for good: the picker
