@@ -16,16 +16,10 @@ public enum WireCoding {
         return decoder
     }
 
-    /// A value that writes its own JSON (`WireJSONWritable`) is written directly; anything else, or
-    /// a value the writer cannot spell as the encoder would, goes through JSONEncoder.
+    /// Written by `WireJSONEncoder`; what it leaves to JSONEncoder, or cannot encode at all, goes
+    /// through JSONEncoder, so the JSON, or the error, is JSONEncoder's either way.
     public static func encode<T: Encodable>(_ value: T) throws -> Data {
-        if let writable = value as? any WireJSONWritable {
-            var json = WireJSONWriter()
-            do {
-                try writable.write(to: &json)
-                return Data(json.bytes)
-            } catch is WireJSONWriter.Unwritable {}
-        }
+        if let data = try? WireJSONEncoder.encode(value) { return data }
         return try makeEncoder().encode(value)
     }
 
