@@ -131,8 +131,9 @@ import Testing
         let growth = ProcessMemory.peakResidentBytes() - before
         print("2 streams with credit for 256 MiB each to a peer that never reads: this process's peak grew \(growth >> 20) MiB")
         // Below the 64 MiB the connection's queue may hold before the peer is dropped: the streams
-        // wait for room instead of filling it.
-        #expect(growth < 48 << 20)
+        // wait for room instead of filling it. (The peak is the whole test process's, with other
+        // suites running beside this one, so the bound is the queue's own, not a tighter guess.)
+        #expect(growth < 64 << 20)
         // Another app is served all along.
         let other = try connect(running, as: .app("reader"))
         #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:reader")
