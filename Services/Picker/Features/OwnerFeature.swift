@@ -66,7 +66,7 @@ struct OwnerFeature: Sendable {
         var lastSent: ContinuousClock.Instant?
         return try await importer.importFolder(folder) { step in
             let now = clock.now
-            // The first file, then at most one a tenth of a second, and always the last.
+            // The first file, then at most one per `importProgressInterval`, and always the last.
             guard step.completed == step.total || lastSent.map({ now - $0 >= Self.importProgressInterval }) ?? true else { return }
             lastSent = now
             context.progress(step)
