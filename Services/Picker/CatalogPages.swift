@@ -130,19 +130,13 @@ extension Catalog {
             statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
             arguments = nil
         }
-        let rows = try AssetSummary.fetchAll(positionally: statement, arguments: arguments)
+        // The last row of the page carries the cursor's creation date, read as stored.
+        let (rows, storedDate) = try AssetSummary.fetchAll(positionally: statement, arguments: arguments,
+                                                           storedTextOf: .creationDate, inRecord: limit - 1)
         let assets = Array(rows.prefix(limit))
-        guard rows.count > limit, let last = assets.last, let storedDate = try storedCreationDate(of: last.identifier, db) else {
-            return (assets, nil)
-        }
+        guard rows.count > limit, let last = assets.last, let storedDate else { return (assets, nil) }
         return (assets, LibraryCursor(storedDate: storedDate, identifier: last.identifier))
     }
 
     private static let selectSummaries = "SELECT \(AssetSummary.selectList) FROM asset"
-
-    /// The asset's creation date exactly as stored: the text a keyset cursor after it must carry
-    /// (read in the page's own snapshot).
-    static func storedCreationDate(of identifier: String, _ db: Database) throws -> String? {
-        try String.fetchOne(db.cachedStatement(sql: "SELECT creationDate FROM asset WHERE identifier = ?"), arguments: [identifier])
-    }
 }

@@ -47,6 +47,26 @@ extension PositionalRecord {
         return records
     }
 
+    /// The records of `statement`, and the text `column` holds in record number `record` (from 0)
+    /// exactly as SQLite stores it, read while the statement is on that row: what a keyset cursor
+    /// after that record must carry (a date read back and written again could differ from it).
+    @inlinable
+    public static func fetchAll(positionally statement: Statement, arguments: StatementArguments? = nil,
+                                storedTextOf column: Columns, inRecord record: Int) throws -> (records: [Self], storedText: String?) {
+        guard let index = Columns.allCases.firstIndex(where: { $0.name == column.name }) else {
+            preconditionFailure("\(column.name) is not one of \(Self.self)'s columns")
+        }
+        let position = Int32(Columns.allCases.distance(from: Columns.allCases.startIndex, to: index))
+        let cursor = try PositionalRecordCursor<Self>(statement, arguments: arguments)
+        var records: [Self] = []
+        var storedText: String?
+        while let next = try cursor.next() {
+            if records.count == record { storedText = String.value(cursor._statement.sqliteStatement, at: position) }
+            records.append(next)
+        }
+        return (records, storedText)
+    }
+
     /// The first record of `statement` (a SELECT of `selectList`) with `arguments`, if any.
     @inlinable
     public static func fetchOne(positionally statement: Statement, arguments: StatementArguments? = nil) throws -> Self? {

@@ -79,6 +79,21 @@ private final class Changes: Sendable {
         #expect(positional.last?.note == "é" && positional.last?.ratio == 1e300)
     }
 
+    /// The text a column holds in one record, as stored, comes with the records: a keyset cursor
+    /// carries it, and a date read and written again would not be the stored '2024-02-29 23:59:59'.
+    @Test func theStoredTextOfOneRecordComesWithTheRecords() throws {
+        let queue = try Self.sampleQueue()
+        try queue.read { db in
+            let statement = try db.cachedStatement(sql: "SELECT \(Sample.selectList) FROM sample ORDER BY rowid")
+            let (records, iso) = try Sample.fetchAll(positionally: statement, storedTextOf: .takenAt, inRecord: 2)
+            #expect(records == (try Sample.fetchAll(positionally: statement)))
+            #expect(iso == "2024-02-29 23:59:59")
+            #expect(try Sample.fetchAll(positionally: statement, storedTextOf: .name, inRecord: 0).storedText == "stored")
+            #expect(try Sample.fetchAll(positionally: statement, storedTextOf: .note, inRecord: 0).storedText == nil)
+            #expect(try Sample.fetchAll(positionally: statement, storedTextOf: .name, inRecord: 3).storedText == nil)
+        }
+    }
+
     @Test func aNullInARequiredColumnIsAnError() throws {
         let queue = try Self.sampleQueue()
         try queue.write { db in try db.execute(sql: "UPDATE sample SET name = NULL WHERE name = 'number'") }
