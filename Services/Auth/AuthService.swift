@@ -87,24 +87,26 @@ public final class AuthService: Service {
         logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
         let broadcaster = self.broadcaster
         let interval = configuration.watchKeepAlive
-        let keepAlive = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                let released = await broadcaster.keepAlive()
-                if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
-            }
-        }
         let followers = self.followers
-        let followerKeepAlive = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                await followers.keepAlive()
+        // The keep-alive loops are child tasks: they end with the serving, cancelled once shutdown begins.
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    let released = await broadcaster.keepAlive()
+                    if released > 0 { logger.notice("released watches of connections that are gone", metadata: ["watches": "\(released)"]) }
+                }
             }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    await followers.keepAlive()
+                }
+            }
+            configuration.onServing()
+            try? await gracefulShutdown()
+            group.cancelAll()
         }
-        configuration.onServing()
-        try? await gracefulShutdown()
-        keepAlive.cancel()
-        followerKeepAlive.cancel()
         logger.info("lightbox-auth stopping")
         await prompts.cancelAll(because: "lightbox-auth is shutting down; ask again when it is back.")
         await followers.endAll(because: "lightbox-auth is shutting down")

@@ -6,14 +6,15 @@ import Testing
 /// next long measurement. (The deadlock a long `bench ops` once met is provoked reliably only by
 /// `PointReadTests`; a moment of load here rarely hits it.)
 @Suite(.serialized) struct BenchSmokeTests {
-    /// Runs `lightbox` with `arguments` in the repository; its output, and its exit status.
+    /// Runs `lightbox` with `arguments` in the repository; its output, then what it wrote to
+    /// stderr (so that a failure says why), and its exit status.
     func lightbox(_ arguments: [String]) async throws -> (output: String, status: Int32) {
         let process = Process()
         process.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox")
         process.arguments = arguments
         process.currentDirectoryURL = ServiceHarness.repository
         let run = try await ServiceHarness.runToEnd(process)
-        return (run.output, run.status)
+        return (run.errors.isEmpty ? run.output : run.output + "\n--- stderr ---\n" + run.errors, run.status)
     }
 
     @Test func benchOpsTimesEveryOperationAndTheDecisionRate() async throws {
