@@ -35,33 +35,41 @@ final class TranscodeProgressBoard: Sendable {
         _ key: String, waiting: TranscodeProgress, to send: @escaping @Sendable (TranscodeProgress) -> Void,
         _ work: (_ report: @escaping @Sendable (TranscodeProgress) -> Void) async throws -> T
     ) async throws -> T {
-        let lastSent = Mutex(ContinuousClock.now)
+        let lastSent = LastSent()
         let report: @Sendable (TranscodeProgress) -> Void = { [self] progress in
             post(progress, for: key)
-            lastSent.withLock { $0 = .now }
+            lastSent.instant.withLock { $0 = .now }
             send(progress)
         }
         let heartbeat = self.heartbeat
-        let ticker = Task { [self] in
-            while true {
-                try await Task.sleep(for: heartbeat / 4)
-                let isDue = lastSent.withLock { sent in
-                    guard ContinuousClock.now - sent >= heartbeat else { return false }
-                    sent = .now
-                    return true
+        // The heartbeat is a child task of the work it reports on.
+        let result = await withTaskGroup(of: Void.self) { group -> Result<T, any Error> in
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: heartbeat / 4)
+                    let isDue = !Task.isCancelled && lastSent.instant.withLock { sent in
+                        guard ContinuousClock.now - sent >= heartbeat else { return false }
+                        sent = .now
+                        return true
+                    }
+                    if isDue { send(progress(of: key) ?? waiting) }
                 }
-                if isDue { send(progress(of: key) ?? waiting) }
             }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await work(report))
+            } catch {
+                result = .failure(error)
+            }
+            // No progress may follow the reply that comes next: the group waits for the heartbeat to end.
+            group.cancelAll()
+            return result
         }
-        let result: Result<T, any Error>
-        do {
-            result = .success(try await work(report))
-        } catch {
-            result = .failure(error)
-        }
-        // No progress may follow the reply that comes next.
-        ticker.cancel()
-        _ = await ticker.result
         return try result.get()
     }
+}
+
+/// When a request last sent progress, shared by its reporter and its heartbeat.
+private final class LastSent: Sendable {
+    let instant = Mutex(ContinuousClock.now)
 }
