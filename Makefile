@@ -125,7 +125,8 @@ install-user-files: install-binaries
 # README "Use it on your desktop" copies it there), and the portals.conf for a desktop named lightbox (1.17 and later).
 	install -m 0644 deploy/portal/lightbox.portal $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/portals/lightbox.portal
 	install -m 0644 deploy/portal/lightbox-portals.conf $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/lightbox-portals.conf
-# The person's settings are theirs: written once, kept on every later install.
+# The person's settings are theirs: written once, kept on every later install. The library's folder exists.
+	mkdir -p $(DESTDIR)$(PICTURES)
 	test -e $(DESTDIR)$(USER_SETTINGS) || { sed -e 's|@PICTURES@|$(PICTURES)|' deploy/systemd-user/lightbox.env > $(DESTDIR)$(USER_SETTINGS) \
 	  && chmod 0600 $(DESTDIR)$(USER_SETTINGS); }
 	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user daemon-reload 2>/dev/null || true; fi
