@@ -133,12 +133,12 @@ install-user-files: install-binaries
 	@echo "installed in $(DESTDIR)$(PREFIX); start with: systemctl --user enable --now lightbox.target"
 
 uninstall-user:
-	-$(SYSTEMCTL) --user disable --now lightbox.target $(USER_UNITS) 2>/dev/null
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user disable --now lightbox.target $(USER_UNITS) 2>/dev/null || true; fi
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(EXECUTABLES)) $(addprefix $(DESTDIR)$(USER_UNITDIR)/,$(USER_UNITS)) \
 	  $(DESTDIR)$(XDG_DATA_HOME)/dbus-1/services/$(PORTAL_SERVICE_FILE) \
 	  $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/portals/lightbox.portal $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/lightbox-portals.conf
 	rm -rf $(DESTDIR)$(PREFIX)/bin/Lightbox_*.resources $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(wildcard $(INSTALL_FROM)/*.resources)))
-	-$(SYSTEMCTL) --user daemon-reload 2>/dev/null
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user daemon-reload 2>/dev/null || true; fi
 	@if [ "$(PURGE)" = yes ]; then rm -rf $(DESTDIR)$(USER_DATA) $(DESTDIR)$(USER_SETTINGS); echo "removed the data folder $(USER_DATA) and $(USER_SETTINGS)"; \
 	else echo "kept the data folder $(USER_DATA) and $(USER_SETTINGS) (make uninstall-user PURGE=yes removes them)"; fi
 

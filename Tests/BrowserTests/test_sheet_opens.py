@@ -44,7 +44,7 @@ def wait_for_calls(stack, count, timeout=30):
     deadline = time.monotonic() + timeout
     while len(calls(stack)) < count:
         assert time.monotonic() < deadline, f"the open command was not run:\n{stack.logs()}"
-        time.sleep(0.1)
+        time.sleep(0.01)
     return calls(stack)
 
 
@@ -54,6 +54,8 @@ def test_a_pick_with_no_page_open_opens_the_sheet_once(opening_stack):
     stack.register("later", "Later App")
     app = pick_in_background(stack, "opener", selection_limit=1)
     [first] = wait_for_calls(stack, 1)
+    if app.started_at is not None:
+        print(f"\npick filed → open command run: {(time.monotonic() - app.started_at) * 1000:.0f} ms")
     url = first.split(" ")[-1]
     assert url.startswith(stack.base + "/login?secret="), first
     opened_at = time.monotonic()
