@@ -203,6 +203,10 @@ def test_the_installed_units_start_and_talk_over_ipc(installed):
     # What RuntimeDirectory=lightbox makes before the first of them starts.
     sockets = os.path.join(home.runtime, "lightbox")
     os.makedirs(sockets, mode=0o700, exist_ok=True)
+    # A photo in the Pictures folder, for a picker that follows it (--watch; LIGHTBOX_PICKER_WATCH from lightbox.env).
+    picker = os.path.join(home.home, ".local", "bin", "lightbox-picker")
+    follows_folders = "--watch" in subprocess.run([picker, "--help"], capture_output=True, text=True, timeout=60).stdout
+    shutil.copy(os.path.join(REPO, "Samples", "library", "harbour.jpg"), home.pictures)
     data = os.path.join(home.data_home, "lightbox")
     processes = []
     try:
@@ -230,7 +234,12 @@ def test_the_installed_units_start_and_talk_over_ipc(installed):
         lightbox("app", "register", "org.example.Viewer", "--name", "Example Viewer")
         directory = lb.ServiceDirectory(data, environment["LIGHTBOX_AUTH_ENDPOINT"], environment["LIGHTBOX_PICKER_ENDPOINT"])
         with directory.picker_as_owner() as connection:
-            assert lb.OwnerSurface(connection).assets() == []
+            owner = lb.OwnerSurface(connection)
+            if follows_folders:
+                wait_for(lambda: [asset.file_name for asset in owner.assets()] == ["harbour.jpg"], processes,
+                         "the Pictures folder's photo in the library")
+            else:
+                assert owner.assets() == []
         with directory.auth_as_app("org.example.Viewer") as connection:
             assert lb.PhotoLibrary(connection).authorization_status() == lb.AuthorizationStatus.NOT_DETERMINED
 
