@@ -76,7 +76,11 @@ actor OwnerFeed {
     private func considerOpening() {
         guard let openSheet else { return }
         let waiting = Set(state.picks.map { "pick:" + $0.pick } + state.prompts.map { "prompt:" + $0.prompt })
-        if opening.shouldOpen(waiting: waiting, pageOpen: !subscribers.isEmpty, now: .now) { openSheet() }
+        switch opening.decide(waiting: waiting, pageOpen: !subscribers.isEmpty, now: .now) {
+        case .open: openSheet()
+        case .probePages: keepAlive()
+        case .nothing: break
+        }
     }
 
     private func publish() {

@@ -5,13 +5,15 @@ does the same by hand. The open command here is a small script that records its 
 
 import os
 import shutil
+import socket
 import tempfile
 import time
+import urllib.parse
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import REPO, Stack, make_browser
+from conftest import REPO, Stack, lb, make_browser
 from test_surface import cell, click, open_sheet, pick_in_background, request, sample_bytes, wait
 
 # SheetOpening.interval in Services/Surface/SheetOpening.swift: the least time between two opens.
@@ -97,3 +99,24 @@ def test_user_login_open_runs_the_open_command(opening_stack):
                              "--open-command", f"{stack.open_script} --app=%u").strip()
     assert printed.startswith(stack.base + "/login?secret=")
     assert wait_for_calls(stack, 1) == [f"--app={printed}"]
+
+
+def test_a_page_closed_just_before_the_pick_does_not_hold_the_sheet_back(opening_stack):
+    """A closed page looks open until the surface writes to it: the pick must open the sheet anyway."""
+    stack = opening_stack
+    stack.register("late", "Late App")
+    login = urllib.parse.urlparse(stack.login_url())
+    status, headers, _ = request(stack, "GET", login.path + "?" + login.query)
+    assert status == 303
+    cookie = headers["Set-Cookie"].split(";")[0]
+    page = socket.create_connection(("127.0.0.1", stack.port), timeout=10)
+    page.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{stack.port}\r\nCookie: {cookie}\r\n\r\n".encode())
+    assert b"event: state" in page.recv(65536) or b"event: state" in page.recv(65536)
+    page.close()
+    app = pick_in_background(stack, "late")
+    [call] = wait_for_calls(stack, 1)
+    assert call.startswith(stack.base + "/login?secret=")
+    with stack.directory.picker_as_owner() as connection:
+        [pending] = lb.OwnerSurface(connection).pending()
+        lb.OwnerSurface(connection).cancel(pending.pick)
+    assert app.outcome() == []
