@@ -2,7 +2,7 @@
 SWIFT ?= swift
 BIN := .build/debug
 
-.PHONY: deps build asan release run test test-swift test-python bench fuzz install install-files clean
+.PHONY: deps build asan release run test test-swift test-python bench fuzz install install-files install-binaries install-user install-user-files uninstall-user clean
 
 DEPS_FLAGS ?=
 deps:
@@ -60,10 +60,8 @@ release: deps
 install: release install-files
 
 ## The copying half of `install`, from INSTALL_FROM (tests install a debug build with it).
-install-files:
-	install -d -m 0755 $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/lightbox
-	install -m 0755 $(addprefix $(INSTALL_FROM)/,$(EXECUTABLES)) $(DESTDIR)$(PREFIX)/bin/
-	cp -R $(INSTALL_FROM)/*.resources $(DESTDIR)$(PREFIX)/bin/  # SwiftPM resource bundles (the surface's web files) beside the binaries
+install-files: install-binaries
+	install -d -m 0755 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/lightbox
 	for unit in deploy/systemd/*.service; do \
 	  sed -e 's|/usr/local/bin/|$(PREFIX)/bin/|' -e 's|/etc/lightbox/|$(SYSCONFDIR)/lightbox/|' $$unit > $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
 	  chmod 0644 $(DESTDIR)$(UNITDIR)/$$(basename $$unit); \
@@ -79,6 +77,70 @@ install-files:
 	test -e $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env || install -m 0644 deploy/lightbox.env $(DESTDIR)$(SYSCONFDIR)/lightbox/lightbox.env
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/lightbox.conf; fi
 	@echo "installed to $(DESTDIR)$(PREFIX); start with: systemctl daemon-reload && systemctl enable --now lightbox-auth lightbox-picker lightbox-surface"
+
+## The executables and the SwiftPM resource bundles (the surface's web files, found beside the binaries).
+install-binaries:
+	install -d -m 0755 $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(addprefix $(INSTALL_FROM)/,$(EXECUTABLES)) $(DESTDIR)$(PREFIX)/bin/
+	rm -rf $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(wildcard $(INSTALL_FROM)/*.resources)))
+	cp -R $(INSTALL_FROM)/*.resources $(DESTDIR)$(PREFIX)/bin/
+
+## Lightbox for one person, no root: binaries under ~/.local, systemd user units, the portal's files,
+## data in $XDG_DATA_HOME/lightbox, sockets in $XDG_RUNTIME_DIR/lightbox, the library = Pictures.
+##   make install-user [PREFIX=~/.local] [DESTDIR=/staging]; then: systemctl --user enable --now lightbox.target
+##   make uninstall-user [PURGE=yes]   (PURGE also removes the data folder and the settings)
+XDG_DATA_HOME ?= $(HOME)/.local/share
+XDG_CONFIG_HOME ?= $(HOME)/.config
+USER_UNITDIR ?= $(XDG_DATA_HOME)/systemd/user
+USER_DATA ?= $(XDG_DATA_HOME)/lightbox
+USER_SETTINGS ?= $(XDG_CONFIG_HOME)/lightbox/lightbox.env
+# The library: the person's Pictures folder (xdg-user-dir answers the home folder itself when none is set).
+PICTURES ?= $(shell folder="$$(xdg-user-dir PICTURES 2>/dev/null)"; \
+  if [ -n "$$folder" ] && [ "$$folder" != "$(HOME)" ]; then echo "$$folder"; else echo "$(HOME)/Pictures"; fi)
+SYSTEMCTL ?= systemctl
+USER_UNITS := lightbox-auth.service lightbox-picker.service lightbox-surface.service lightbox-portal.service lightbox.target
+PORTAL_SERVICE_FILE := org.freedesktop.impl.portal.desktop.lightbox.service
+# Paths under the home folder are written as %h/… in the units, so they hold wherever the home is.
+in_home = $(if $(filter $(HOME)/%,$(1)),%h/$(patsubst $(HOME)/%,%,$(1)),$(1))
+
+install-user uninstall-user install-user-files: PREFIX = $(HOME)/.local
+
+install-user: release install-user-files
+
+## The copying half of `install-user`, from INSTALL_FROM (tests install a debug build with it).
+install-user-files: install-binaries
+	install -d -m 0755 $(DESTDIR)$(USER_UNITDIR) $(DESTDIR)$(XDG_DATA_HOME)/dbus-1/services \
+	  $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/portals $(DESTDIR)$(dir $(USER_SETTINGS))
+	install -d -m 0700 $(DESTDIR)$(USER_DATA)
+	for unit in $(USER_UNITS); do \
+	  sed -e 's|@BINDIR@|$(call in_home,$(PREFIX)/bin)|g' -e 's|@DATA@|$(call in_home,$(USER_DATA))|g' \
+	    deploy/systemd-user/$$unit > $(DESTDIR)$(USER_UNITDIR)/$$unit; \
+	  chmod 0644 $(DESTDIR)$(USER_UNITDIR)/$$unit; \
+	done
+# D-Bus starts the portal through systemd (SystemdService=); Exec= is for sessions without a user manager.
+	{ sed -e 's|^Exec=/usr/local/bin/|Exec=$(PREFIX)/bin/|' deploy/portal/$(PORTAL_SERVICE_FILE); \
+	  echo 'SystemdService=lightbox-portal.service'; } > $(DESTDIR)$(XDG_DATA_HOME)/dbus-1/services/$(PORTAL_SERVICE_FILE)
+	chmod 0644 $(DESTDIR)$(XDG_DATA_HOME)/dbus-1/services/$(PORTAL_SERVICE_FILE)
+# The backend's description (xdg-desktop-portal 1.16 reads it only from /usr/share/xdg-desktop-portal/portals:
+# README "Use it on your desktop" copies it there), and the portals.conf for a desktop named lightbox (1.17 and later).
+	install -m 0644 deploy/portal/lightbox.portal $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/portals/lightbox.portal
+	install -m 0644 deploy/portal/lightbox-portals.conf $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/lightbox-portals.conf
+# The person's settings are theirs: written once, kept on every later install. The library's folder exists.
+	mkdir -p $(DESTDIR)$(PICTURES)
+	test -e $(DESTDIR)$(USER_SETTINGS) || { sed -e 's|@PICTURES@|$(PICTURES)|' deploy/systemd-user/lightbox.env > $(DESTDIR)$(USER_SETTINGS) \
+	  && chmod 0600 $(DESTDIR)$(USER_SETTINGS); }
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user daemon-reload 2>/dev/null || true; fi
+	@echo "installed in $(DESTDIR)$(PREFIX); start with: systemctl --user enable --now lightbox.target"
+
+uninstall-user:
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user disable --now lightbox.target $(USER_UNITS) 2>/dev/null || true; fi
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(EXECUTABLES)) $(addprefix $(DESTDIR)$(USER_UNITDIR)/,$(USER_UNITS)) \
+	  $(DESTDIR)$(XDG_DATA_HOME)/dbus-1/services/$(PORTAL_SERVICE_FILE) \
+	  $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/portals/lightbox.portal $(DESTDIR)$(XDG_DATA_HOME)/xdg-desktop-portal/lightbox-portals.conf
+	rm -rf $(DESTDIR)$(PREFIX)/bin/Lightbox_*.resources $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(wildcard $(INSTALL_FROM)/*.resources)))
+	@if [ -z "$(DESTDIR)" ]; then $(SYSTEMCTL) --user daemon-reload 2>/dev/null || true; fi
+	@if [ "$(PURGE)" = yes ]; then rm -rf $(DESTDIR)$(USER_DATA) $(DESTDIR)$(USER_SETTINGS); echo "removed the data folder $(USER_DATA) and $(USER_SETTINGS)"; \
+	else echo "kept the data folder $(USER_DATA) and $(USER_SETTINGS) (make uninstall-user PURGE=yes removes them)"; fi
 
 clean:
 	rm -rf .build var

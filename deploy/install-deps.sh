@@ -10,6 +10,7 @@ apt_packages=(pkg-config libzmq3-dev libsodium-dev libsqlite3-dev libexif-dev li
 test_packages=(chromium chromium-driver  # the owner's surface is tested in headless Chromium
   libimage-exiftool-perl                 # exiftool: the corpus tests compare image properties with it
   systemd                                # systemd-analyze verifies the units
+  xdg-user-dirs                          # xdg-user-dir: make install-user's library is the person's Pictures folder
   python3-venv                           # the Python package is tested from a fresh virtual environment
   xdg-desktop-portal dbus dbus-bin       # lightbox-portal is tested behind Debian's portal frontend on a private session bus
   python3-dbusmock python3-gi            # the desktop's own file chooser backend, and the desktop apps, in those tests

@@ -4,7 +4,8 @@ import Logging
 
 /// What the owner must answer now — pending picks and open prompts — kept current by long polls on
 /// both services and pushed to every open page as Server-Sent Events, so a sheet appears without a
-/// reload as soon as an app asks.
+/// reload as soon as an app asks. When something arrives and no page is open, `openSheet` asks the
+/// desktop to show one (see `SheetOpening`).
 actor OwnerFeed {
     /// A pick as the page shows it.
     struct PickView: Codable, Sendable, Equatable {
@@ -24,9 +25,12 @@ actor OwnerFeed {
     private var state = State()
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     private let logger: Logger
+    private var opening = SheetOpening()
+    private let openSheet: (@Sendable () -> Void)?
 
-    init(logger: Logger) {
+    init(logger: Logger, openSheet: (@Sendable () -> Void)? = nil) {
         self.logger = logger
+        self.openSheet = openSheet
     }
 
     var current: State { state }
@@ -55,15 +59,28 @@ actor OwnerFeed {
                      sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
                      configuration: $0.configuration, createdAt: $0.createdAt)
         }
+        defer { considerOpening() }
         guard views != state.picks else { return }
         state.picks = views
         publish()
     }
 
     private func set(prompts: [OwnerPrompt]) {
+        defer { considerOpening() }
         guard prompts != state.prompts else { return }
         state.prompts = prompts
         publish()
+    }
+
+    /// Runs after every poll, so an open held back by the interval happens once it has passed.
+    private func considerOpening() {
+        guard let openSheet else { return }
+        let waiting = Set(state.picks.map { "pick:" + $0.pick } + state.prompts.map { "prompt:" + $0.prompt })
+        switch opening.decide(waiting: waiting, pageOpen: !subscribers.isEmpty, now: .now) {
+        case .open: openSheet()
+        case .probePages: keepAlive()
+        case .nothing: break
+        }
     }
 
     private func publish() {

@@ -17,6 +17,8 @@ public struct Surface: Service {
         public var port = 7710
         /// Called once the web server listens (systemd's READY=1).
         public var onServing: @Sendable () -> Void = {}
+        /// What shows the sheet when an app asks and no page is open; nil: nothing does.
+        public var openCommand: DesktopOpenCommand?
 
         public init(directory: ServiceDirectory) {
             self.directory = directory
@@ -42,7 +44,11 @@ public struct Surface: Service {
         let ownerKey = try directory.ownerKeyPair()
         let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(30), logger: logger))
         let settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(30), logger: logger))
-        let feed = OwnerFeed(logger: logger)
+        var openSheet: (@Sendable () -> Void)?
+        if let command = configuration.openCommand {
+            openSheet = { [self] in self.openSheet(with: command) }
+        }
+        let feed = OwnerFeed(logger: logger, openSheet: openSheet)
         let follower = Task { await feed.follow(owner: owner, settings: settings) }
         defer { follower.cancel() }
 
@@ -69,6 +75,18 @@ public struct Surface: Service {
         try Data((url + "\n").utf8).write(to: login.loginURLFile, options: .atomic)
         logger.info("lightbox-surface serving", metadata: ["listen": "\(configuration.listen)"])
         FileHandle.standardOutput.write(Data("lightbox-surface: open \(url) to log in (once; `lightbox user login` makes a new address)\n".utf8))
+    }
+
+    /// A fresh one-time login address, opened with `command`; the page it lands on is the sheet.
+    func openSheet(with command: DesktopOpenCommand) {
+        do {
+            let url = try SurfaceLogin(dataDirectory: configuration.directory.dataDirectory).mintURL(listen: configuration.listen)
+            try command.open(url)
+            logger.info("something waits for the owner and no page is open: asked the desktop to show the sheet",
+                        metadata: ["command": "\(command.words[0])"])
+        } catch {
+            logger.warning("could not ask the desktop to show the sheet", metadata: ["error": "\(error)"])
+        }
     }
 
     static func json<T: Encodable>(_ value: T) -> String {

@@ -17,13 +17,29 @@ public struct SurfaceLogin: Sendable {
     public var listenFile: URL { folder.appendingPathComponent("listen") }
     public var loginURLFile: URL { folder.appendingPathComponent("login-url") }
 
+    /// Unused secrets kept; minting one more removes the oldest. The surface mints one each time it
+    /// opens the sheet for the owner, and an ignored window leaves its secret unused.
+    public static let unusedLimit = 32
+
     /// A new 256-bit secret, stored by its hash only.
     public func mint() throws -> String {
         PrivateDataFolder.restrictNewFiles()
         try FileManager.default.createDirectory(at: logins, withIntermediateDirectories: true)
+        removeOldest(keeping: Self.unusedLimit - 1)
         let secret = SecureRandom.token(bytes: 32)
         try Data().write(to: logins.appendingPathComponent(Self.hash(secret)), options: .withoutOverwriting)
         return secret
+    }
+
+    private func removeOldest(keeping count: Int) {
+        let files = (try? FileManager.default.contentsOfDirectory(at: logins, includingPropertiesForKeys: [.contentModificationDateKey])) ?? []
+        guard files.count > count else { return }
+        let newestFirst = files.sorted {
+            let first = (try? $0.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+            let second = (try? $1.resourceValues(forKeys: [.contentModificationDateKey]).contentModificationDate) ?? .distantPast
+            return first > second
+        }
+        for file in newestFirst.dropFirst(count) { unlink(file.path) }
     }
 
     /// Whether `secret` was minted and not used yet; redeeming it uses it up (the file's removal is

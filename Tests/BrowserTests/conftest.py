@@ -31,7 +31,8 @@ def free_port():
 class Stack:
     """The three processes, and how to reach them as the owner, an app or a browser."""
 
-    def __init__(self, root, import_folders):
+    # Nothing opens the sheet on the test machine's desktop unless a test says so (--open-command).
+    def __init__(self, root, import_folders, surface_arguments=("--open-command", "none")):
         self.root = root
         self.data = os.path.join(root, "d")
         self.auth_endpoint = f"ipc://{root}/auth.sock"
@@ -47,7 +48,7 @@ class Stack:
             picker += ["--import", folder]
         self.start("lightbox-picker", picker)
         self.start("lightbox-surface", common + ["--listen", f"127.0.0.1:{self.port}", "--auth-endpoint", self.auth_endpoint,
-                                                 "--picker-endpoint", self.picker_endpoint])
+                                                 "--picker-endpoint", self.picker_endpoint, *surface_arguments])
         self.wait_until_ready()
 
     def start(self, name, arguments):

@@ -24,6 +24,15 @@ import Testing
         #expect(!login.redeem(""))
     }
 
+    @Test func unusedSecretsAreBoundedTheNewestStayValid() throws {
+        defer { try? FileManager.default.removeItem(at: data) }
+        let login = SurfaceLogin(dataDirectory: data)
+        let secrets = try (0..<(SurfaceLogin.unusedLimit + 8)).map { _ in try login.mint() }
+        let stored = try FileManager.default.contentsOfDirectory(atPath: data.appendingPathComponent("surface/logins").path)
+        #expect(stored.count == SurfaceLogin.unusedLimit)
+        #expect(login.redeem(secrets.last!), "the newest works")
+    }
+
     @Test func sessionsCarryTheirOwnCSRFToken() async {
         let sessions = SessionStore()
         let one = await sessions.create()
