@@ -33,6 +33,8 @@ public final class AuthService: Service {
     public let registry: AppRegistry
     let store: AuthorizationStore
     let audit: AuditLog
+    /// The timeouts of open prompts, of decision confirmations and of the owner's long polls.
+    let deadlines: Deadlines
     let prompts: PromptCenter
     let broadcaster = ChangeBroadcaster()
     let launches = LaunchTracker()
@@ -47,9 +49,10 @@ public final class AuthService: Service {
         self.configuration = configuration
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
-        prompts = PromptCenter(timeout: configuration.promptTimeout)
+        deadlines = Deadlines()
+        prompts = PromptCenter(timeout: configuration.promptTimeout, deadlines: deadlines)
         promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
-        followers = DecisionFollowers(logger: logger)
+        followers = DecisionFollowers(deadlines: deadlines, logger: logger)
         let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         registry = AppRegistry(database: database)
         store = AuthorizationStore(database: database)
@@ -88,8 +91,11 @@ public final class AuthService: Service {
         let broadcaster = self.broadcaster
         let interval = configuration.watchKeepAlive
         let followers = self.followers
-        // The keep-alive loops are child tasks: they end with the serving, cancelled once shutdown begins.
+        let deadlines = self.deadlines
+        // The keep-alive loops and the deadlines are child tasks: they end with the serving,
+        // cancelled once shutdown begins.
         await withDiscardingTaskGroup { group in
+            group.addTask { await deadlines.run() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)

@@ -20,9 +20,11 @@ actor DecisionFollowers {
     /// Versions only grow, across restarts too: they start at the clock (microseconds).
     private var version = Int64(Date().timeIntervalSince1970 * 1_000_000)
     let confirmationTimeout: Duration
+    private let deadlines: Deadlines
     let logger: Logger
-    init(confirmationTimeout: Duration = .seconds(2), logger: Logger) {
+    init(confirmationTimeout: Duration = .seconds(2), deadlines: Deadlines, logger: Logger) {
         self.confirmationTimeout = confirmationTimeout
+        self.deadlines = deadlines
         self.logger = logger
     }
 
@@ -88,14 +90,12 @@ actor DecisionFollowers {
     private func waitForConfirmation(from name: String, of version: Int64) async {
         guard let follower = followers[name], follower.applied < version else { return }
         let key = UUID()
-        let timeout = confirmationTimeout
-        await withCheckedContinuation { continuation in
-            waiters[key] = (name, version, continuation)
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.expire(key)
-            }
+        let end = await deadlines.schedule(after: confirmationTimeout) { [self] in await expire(key) }
+        // The confirmation may have come while the deadline was set.
+        if let follower = followers[name], follower.applied < version {
+            await withCheckedContinuation { waiters[key] = (name, version, $0) }
         }
+        await deadlines.cancel(end)
     }
 
     private func expire(_ key: UUID) {

@@ -18,6 +18,8 @@ actor PromptCenter {
         var prompt: OwnerPrompt
         /// Requests answered from outside their handler, told the outcome once.
         var callbacks: [@Sendable (Outcome) -> Void] = []
+        /// When the prompt times out, until it is answered.
+        var expiry: Deadlines.Token?
 
         func finish(_ outcome: Outcome) {
             for callback in callbacks { callback(outcome) }
@@ -31,15 +33,17 @@ actor PromptCenter {
     private var ownerWatchers: [UUID: CheckedContinuation<Void, Never>] = [:]
     /// How long a prompt stays open; then it is withdrawn and whoever waits gets `timedOut`.
     let timeout: Duration
+    private let deadlines: Deadlines
 
-    init(timeout: Duration) {
+    init(timeout: Duration, deadlines: Deadlines) {
         self.timeout = timeout
+        self.deadlines = deadlines
     }
 
     /// The open prompt for this app and question, or a new one. `then` is called once with its
     /// outcome (registered in the same step, so no answer can slip in before it).
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-              selection: [String], then callback: (@Sendable (Outcome) -> Void)? = nil) -> OwnerPrompt {
+              selection: [String], then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
         // A second delete request is its own question (other assets), never joined to an open one.
         if kind != .deleteAssets, let existing = pending.first(where: { $0.value.prompt.app == app && $0.value.prompt.kind == kind && $0.value.prompt.level == level }) {
             if let callback { pending[existing.key]?.callbacks.append(callback) }
@@ -50,30 +54,30 @@ actor PromptCenter {
         pending[prompt.prompt] = Pending(prompt: prompt, callbacks: callback.map { [$0] } ?? [])
         for watcher in ownerWatchers.values { watcher.resume() }
         ownerWatchers.removeAll()
-        let timeout = self.timeout
-        Task {
-            try? await Task.sleep(for: timeout)
-            self.expire(prompt.prompt)
-        }
+        let id = prompt.prompt
+        let expiry = await deadlines.schedule(after: timeout) { [self] in await resolve(id, with: .timedOut) }
+        // Answered meanwhile: its timeout goes with it.
+        if pending[id] == nil { await deadlines.cancel(expiry) } else { pending[id]?.expiry = expiry }
         return prompt
-    }
-
-    private func expire(_ id: String) {
-        pending.removeValue(forKey: id)?.finish(.timedOut)
     }
 
     func prompt(_ id: String) -> OwnerPrompt? { pending[id]?.prompt }
 
     /// Withdraws every open prompt; whoever waits is told `reason`.
-    func cancelAll(because reason: String) {
+    func cancelAll(because reason: String) async {
         let withdrawn = pending.values
         pending.removeAll()
-        for prompt in withdrawn { prompt.finish(.withdrawn(reason)) }
+        for prompt in withdrawn {
+            prompt.finish(.withdrawn(reason))
+            if let expiry = prompt.expiry { await deadlines.cancel(expiry) }
+        }
     }
 
     /// Removes a prompt and hands its answer to everyone waiting on it.
-    func resolve(_ id: String, with outcome: Outcome) {
-        pending.removeValue(forKey: id)?.finish(outcome)
+    func resolve(_ id: String, with outcome: Outcome) async {
+        guard let prompt = pending.removeValue(forKey: id) else { return }
+        prompt.finish(outcome)
+        if let expiry = prompt.expiry { await deadlines.cancel(expiry) }
     }
 
     func all() -> [OwnerPrompt] {
@@ -84,13 +88,10 @@ actor PromptCenter {
     func waitForPrompts(upTo timeout: Duration) async {
         guard pending.isEmpty, timeout > .zero else { return }
         let key = UUID()
-        await withCheckedContinuation { continuation in
-            ownerWatchers[key] = continuation
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.wakeOwner(key)
-            }
-        }
+        let end = await deadlines.schedule(after: timeout) { [self] in await wakeOwner(key) }
+        // A prompt may have come while the deadline was set.
+        if pending.isEmpty { await withCheckedContinuation { ownerWatchers[key] = $0 } }
+        await deadlines.cancel(end)
     }
 
     private func wakeOwner(_ key: UUID) {

@@ -13,6 +13,8 @@ actor PickSessionStore {
         var configuration: PickerConfiguration
         var createdAt: Date
         var reply: LaterReply<PickResponse>
+        /// When the pick times out, until it is taken.
+        var expiry: Deadlines.Token?
 
         var pending: PendingPick {
             PendingPick(pick: id, app: app, appName: appName, configuration: configuration, createdAt: createdAt)
@@ -24,22 +26,39 @@ actor PickSessionStore {
     }
     private let pendingGauge = Gauge(label: "lightbox_pending_picks")
     private var watchers: [UUID: CheckedContinuation<Void, Never>] = [:]
+    private let deadlines: Deadlines
 
-    /// A new session, or nil when `app` already has `limit` picks waiting for the owner.
-    func open(app: String, appName: String?, configuration: PickerConfiguration, reply: LaterReply<PickResponse>, limit: Int = .max) -> Session? {
+    init(deadlines: Deadlines) {
+        self.deadlines = deadlines
+    }
+
+    /// A new session, or nil when `app` already has `limit` picks waiting for the owner. Unless
+    /// it is taken first, the session is taken after `timeout` and handed to `expired`.
+    func open(app: String, appName: String?, configuration: PickerConfiguration, reply: LaterReply<PickResponse>, limit: Int,
+              timeout: Duration, expired: @escaping @Sendable (Session) -> Void) async -> Session? {
         guard sessions.values.lazy.filter({ $0.app == app }).count < limit else { return nil }
-        let session = Session(id: "pick-" + SecureRandom.token(bytes: 9), app: app, appName: appName,
-                              configuration: configuration, createdAt: Date(), reply: reply)
-        sessions[session.id] = session
+        let id = "pick-" + SecureRandom.token(bytes: 9)
+        var session = Session(id: id, app: app, appName: appName, configuration: configuration, createdAt: Date(), reply: reply)
+        sessions[id] = session
         for watcher in watchers.values { watcher.resume() }
         watchers.removeAll()
+        let expiry = await deadlines.schedule(after: timeout) { [self] in
+            if let session = await take(id) { expired(session) }
+        }
+        session.expiry = expiry
+        // Taken meanwhile: its timeout goes with it.
+        if sessions[id] == nil { await deadlines.cancel(expiry) } else { sessions[id]?.expiry = expiry }
         return session
     }
 
     func session(_ id: String) -> Session? { sessions[id] }
 
     /// Removes and returns a session: whoever takes it answers the app, exactly once.
-    func take(_ id: String) -> Session? { sessions.removeValue(forKey: id) }
+    func take(_ id: String) async -> Session? {
+        guard let session = sessions.removeValue(forKey: id) else { return nil }
+        if let expiry = session.expiry { await deadlines.cancel(expiry) }
+        return session
+    }
 
     func pending() -> [Session] { sessions.values.sorted { $0.createdAt < $1.createdAt } }
 
@@ -47,13 +66,10 @@ actor PickSessionStore {
     func waitForPending(upTo timeout: Duration) async {
         guard sessions.isEmpty, timeout > .zero else { return }
         let key = UUID()
-        await withCheckedContinuation { continuation in
-            watchers[key] = continuation
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.wake(key)
-            }
-        }
+        let end = await deadlines.schedule(after: timeout) { [self] in await wake(key) }
+        // A pick may have come while the deadline was set.
+        if sessions.isEmpty { await withCheckedContinuation { watchers[key] = $0 } }
+        await deadlines.cancel(end)
     }
 
     private func wake(_ key: UUID) {

@@ -49,7 +49,9 @@ public final class PickerService: Service {
     let configuration: Configuration
     let catalog: Catalog
     let tokens: ProviderTokenStore
-    let sessions = PickSessionStore()
+    /// The timeouts of pending picks and of the owner's long polls.
+    let deadlines: Deadlines
+    let sessions: PickSessionStore
     let appNames = AppNameCache()
     /// Thumbnails, transcodes and stripped copies: made once, kept in memory and on disk.
     let renditions: RenditionStore
@@ -80,6 +82,8 @@ public final class PickerService: Service {
         self.configuration = configuration
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
+        deadlines = Deadlines()
+        sessions = PickSessionStore(deadlines: deadlines)
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
         let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
         changeFeed = try LibraryChangeFeed(database: database)
@@ -120,9 +124,10 @@ public final class PickerService: Service {
         self.auth.attach(auth)
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
         await changeFeed.start { [access] app, connection in try await access.view(.read, for: app, connection: connection) }
-        let follower = Task { [decisions] in await decisions.follow(auth: auth) }
+        // Child tasks of the serving, cancelled and awaited when run() returns.
+        async let _ = decisions.follow(auth: auth)
+        async let _ = deadlines.run()
         defer {
-            follower.cancel()
             auditReporter.flush()
             auth.close()
         }

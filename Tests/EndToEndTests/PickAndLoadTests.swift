@@ -6,6 +6,26 @@ import Synchronization
 import Testing
 
 @Suite(.serialized) struct PickAndLoadTests {
+    /// A pick nobody answers ends with `timeout`; one the owner answered first is not ended again
+    /// when its time comes (the owner's answer stands, and the pick leaves the pending list once).
+    @Test func anUnansweredPickTimesOutAndAnAnsweredOneDoesNot() async throws {
+        let harness = try await ServiceHarness.start(pickerOptions: ["--pick-timeout", "1"])
+        defer { #expect(harness.stop() == (0, 0)) }
+        let app = try await harness.registerApp("waiting")
+        let owner = try await harness.owner()
+        #expect(await errorCode { try await PhotoPicker(connection: app).pick(PickerConfiguration(), timeout: .seconds(30)) } == .timeout)
+        #expect(try await owner.pendingPicks().isEmpty)
+
+        async let answered = PhotoPicker(connection: app).pick(PickerConfiguration(), timeout: .seconds(30))
+        let pick = try await harness.pendingPick(owner)
+        try await owner.choose([try #require(try await owner.assets(for: pick.pick).first).identifier], for: pick.pick)
+        #expect(try await answered.count == 1)
+        // Past the answered pick's timeout, the connection still serves and nothing is pending.
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await owner.pendingPicks().isEmpty)
+        #expect(await errorCode { try await PhotoPicker(connection: app).pick(PickerConfiguration(), timeout: .seconds(30)) } == .timeout)
+    }
+
     @Test func pickNeedsNoAuthorizationAndLoadsTheOriginalBytes() async throws {
         let harness = try await ServiceHarness.start()
         defer { #expect(harness.stop() == (0, 0)) }

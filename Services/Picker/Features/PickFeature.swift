@@ -35,22 +35,17 @@ struct PickFeature: Sendable {
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
+        let timeout = pickTimeout
         guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
-                                                reply: reply, limit: pendingPicksPerApp) else {
+                                                reply: reply, limit: pendingPicksPerApp, timeout: timeout, expired: { expired in
+            expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
+                               audit: Self.pickAnswered(.timeout))
+        }) else {
             throw LightboxError(.busy, "App \(app) already has \(pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
         }
         context.event(PickStarted(pick: session.id))
         context.audit(.waiting, assetCount: configuration.selectionLimit)
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
-        let sessions = self.sessions
-        let timeout = pickTimeout
-        Task {
-            try? await Task.sleep(for: timeout)
-            if let expired = await sessions.take(session.id) {
-                expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
-                                   audit: Self.pickAnswered(.timeout))
-            }
-        }
     }
 
     func pendingPicks(_ body: PendingPicksRequest) async -> PendingPicksResponse {
