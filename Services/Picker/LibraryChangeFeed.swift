@@ -23,11 +23,14 @@ actor LibraryChangeFeed {
     private var watchers: [String: [Watcher]] = [:]
     /// The newest token already sent to watchers.
     private var delivered: Int64
-    private var isDelivering = false
-    private var hasMore = false
+    /// Rung after each write; the delivery loop (`run()`) wakes for it. Rings while it delivers
+    /// come to one more round.
+    private nonisolated let rings: AsyncStream<Void>
+    private nonisolated let ring: AsyncStream<Void>.Continuation
 
     init(database: DatabasePool) throws {
         self.database = database
+        (rings, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         delivered = try database.read { db in try LibraryChangeLog.latestToken(in: db) }
     }
 
@@ -35,9 +38,15 @@ actor LibraryChangeFeed {
         self.view = view
     }
 
-    /// Called after a write: delivery runs in the background, off the writer's path.
+    /// Called after a write: delivery runs in the loop, off the writer's path.
     nonisolated func libraryChanged() {
-        Task { await deliver() }
+        ring.yield()
+    }
+
+    /// Delivers the changes after each write until the task running it (a child of the picker's
+    /// serving) is cancelled.
+    func run() async {
+        for await _ in rings { await deliver() }
     }
 
     func add(_ watcher: Watcher, for app: String) {
@@ -49,16 +58,9 @@ actor LibraryChangeFeed {
         watchers[app] = list
     }
 
+    /// Sends every change after the last delivered one, until none is left.
     private func deliver() async {
-        // One delivery at a time; a change that lands meanwhile is picked up by the running one.
-        guard !isDelivering else {
-            hasMore = true
-            return
-        }
-        isDelivering = true
-        defer { isDelivering = false }
-        repeat {
-            hasMore = false
+        while true {
             let after = delivered
             guard let entries = try? await database.detachedRead({ db in try LibraryChangeLog.entries(after: after, limit: 1000, in: db) }),
                   let last = entries.last else { return }
@@ -70,9 +72,6 @@ actor LibraryChangeFeed {
                     for watcher in list { watcher.responder.event(change) }
                 }
             }
-            if !hasMore, let latest = try? await database.detachedRead({ db in try LibraryChangeLog.latestToken(in: db) }), latest > delivered {
-                hasMore = true
-            }
-        } while hasMore
+        }
     }
 }

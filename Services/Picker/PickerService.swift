@@ -127,6 +127,7 @@ public final class PickerService: Service {
         // Child tasks of the serving, cancelled and awaited when run() returns.
         async let _ = decisions.follow(auth: auth)
         async let _ = deadlines.run()
+        async let _ = changeFeed.run()
         defer {
             auditReporter.flush()
             auth.close()

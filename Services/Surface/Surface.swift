@@ -49,8 +49,8 @@ public struct Surface: Service {
             openSheet = { [self] in self.openSheet(with: command) }
         }
         let feed = OwnerFeed(logger: logger, openSheet: openSheet)
-        let follower = Task { await feed.follow(owner: owner, settings: settings) }
-        defer { follower.cancel() }
+        // A child task of the serving, cancelled and awaited when run() returns.
+        async let _ = feed.follow(owner: owner, settings: settings)
 
         let routes = SurfaceRoutes(owner: owner, settings: settings, feed: feed, sessions: SessionStore(),
                                    login: SurfaceLogin(dataDirectory: directory.dataDirectory), logger: logger)
