@@ -12,6 +12,8 @@ actor OwnerFeed {
         var app: String
         var appName: String
         var sentence: String
+        /// What the sheet says when nothing in the library matches the pick's filter.
+        var nothingMatches: String
         var configuration: PickerConfiguration
         var createdAt: Date
     }
@@ -53,11 +55,28 @@ actor OwnerFeed {
         let views = picks.map {
             PickView(pick: $0.pick, app: $0.app, appName: $0.appName ?? $0.app,
                      sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
+                     nothingMatches: PickDescription.nothingMatches(appName: $0.appName ?? $0.app, $0.configuration),
                      configuration: $0.configuration, createdAt: $0.createdAt)
         }
         guard views != state.picks else { return }
         state.picks = views
         publish()
+    }
+
+    /// A pick the owner just answered or cancelled leaves every page at once, without waiting for
+    /// the next poll, so a page loaded right after sees no sheet for it.
+    func forget(pick: String) {
+        let remaining = state.picks.filter { $0.pick != pick }
+        guard remaining.count != state.picks.count else { return }
+        state.picks = remaining
+        publish()
+    }
+
+    /// Asks the picker now (no waiting) whether a pick is still pending, and shows its answer.
+    func isPending(_ pick: String, owner: OwnerSurface) async throws -> Bool {
+        let pending = try await owner.pendingPicks(waitingUpTo: .zero)
+        set(picks: pending)
+        return pending.contains { $0.pick == pick }
     }
 
     private func set(prompts: [OwnerPrompt]) {
