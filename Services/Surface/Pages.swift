@@ -97,7 +97,6 @@ enum Pages {
         var rows: [(String, String)] = [
             ("File", summary.fileName), ("Type", summary.type.identifier), ("Kind", summary.mediaType.rawValue),
             ("Size", "\(summary.pixelWidth.map(String.init) ?? "?") × \(summary.pixelHeight.map(String.init) ?? "?") pixels, \(byteCount(summary.fileSize))"),
-            ("Created", dateText(summary.creationDate)), ("Imported", dateText(details.importedAt)),
         ]
         if let duration = summary.duration { rows.append(("Duration", String(format: "%.1f s", duration))) }
         if !summary.subtypes.isEmpty { rows.append(("Subtypes", summary.subtypes.map(\.rawValue).joined(separator: ", "))) }
@@ -109,7 +108,11 @@ enum Pages {
             rows.append(("Location", String(format: "%.5f, %.5f", north, east)))
         }
         rows.append(("Stored", summary.isInCloud ? "in the cloud tier" : "on this machine"))
-        let table = rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined()
+        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(label))</th><td>\(html)</td></tr>" }
+        let escaped = rows.map { row($0.0, HTML.escape($0.1)) }
+        // Times are written for the page's script to show in the browser's time zone and language.
+        let times = [row("Created", localTime(summary.creationDate)), row("Imported", localTime(details.importedAt))]
+        let table = (escaped.prefix(4) + times + escaped.dropFirst(4)).joined()
         let identifier = HTML.escape(summary.identifier)
         let action = summary.isInCloud ? "restore" : "offload"
         return """
