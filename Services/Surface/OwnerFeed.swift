@@ -24,6 +24,10 @@ actor OwnerFeed {
     }
 
     private var state = State()
+    /// Picks answered through this surface, newest last: a poll that was under way when one was
+    /// answered may still list it, and must not bring its sheet back. Bounded by `rememberedAnswers`.
+    private var answered: [String] = []
+    static let rememberedAnswers = 64
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     private let logger: Logger
 
@@ -52,7 +56,7 @@ actor OwnerFeed {
     }
 
     private func set(picks: [PendingPick]) {
-        let views = picks.map {
+        let views = picks.filter { !answered.contains($0.pick) }.map {
             PickView(pick: $0.pick, app: $0.app, appName: $0.appName ?? $0.app,
                      sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
                      nothingMatches: PickDescription.nothingMatches(appName: $0.appName ?? $0.app, $0.configuration),
@@ -66,6 +70,8 @@ actor OwnerFeed {
     /// A pick the owner just answered or cancelled leaves every page at once, without waiting for
     /// the next poll, so a page loaded right after sees no sheet for it.
     func forget(pick: String) {
+        answered.append(pick)
+        if answered.count > Self.rememberedAnswers { answered.removeFirst(answered.count - Self.rememberedAnswers) }
         let remaining = state.picks.filter { $0.pick != pick }
         guard remaining.count != state.picks.count else { return }
         state.picks = remaining
@@ -76,7 +82,7 @@ actor OwnerFeed {
     func isPending(_ pick: String, owner: OwnerSurface) async throws -> Bool {
         let pending = try await owner.pendingPicks(waitingUpTo: .zero)
         set(picks: pending)
-        return pending.contains { $0.pick == pick }
+        return pending.contains { $0.pick == pick } && !answered.contains(pick)
     }
 
     private func set(prompts: [OwnerPrompt]) {

@@ -264,7 +264,7 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
     # In words: no operation codes or raw statuses, the app by its name, times in the browser's zone.
     page = browser.find_element(By.TAG_NAME, "main").text
     assert "You changed its access: Photos: None · Add only: Not asked yet" in page
-    assert "Fetched nothing from your library (20 times, the last at" in page
+    assert re.search(r"Fetched nothing from your library \(\d+ times, the last at", page), page
     assert "Offered “Select more photos”: you chose 3 items" in page
     assert "Photo Editor" in table.text and "You answered its request for access: Limited" in table.text
     assert not re.search(r"\b[a-z]+:[a-zA-Z]", page), page

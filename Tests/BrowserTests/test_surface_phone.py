@@ -16,7 +16,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as visible
 
 from conftest import SCREENSHOTS, Stack, make_browser
-from test_surface import SAMPLES, click, open_sheet, pick_in_background, sample_bytes, sheet_gone, wait
+from test_surface import SAMPLES, AppThread, click, open_sheet, pick_in_background, sample_bytes, sheet_gone, wait
 
 SIZES = [(1280, 800), (390, 844), (360, 740)]
 KIND_AND_DATE = re.compile(r"^(Photo|Live Photo|Screenshot|Panorama|Animated (GIF|WebP|PNG|image)|Video|Slow-motion video|Time-lapse video)"
@@ -86,6 +86,22 @@ def test_every_page_fits_a_phone(stack, browser):
             click(browser, "sheet-cancel")
             assert app.outcome() == []
             sheet_gone(browser)
+
+            # An authorization alert: its three answers on screen.
+            stack.register(f"asker{width}", "Postcard Maker", usage="To put your photos on postcards")
+            def ask(connection, app=f"asker{width}"):
+                with stack.directory.photo_library(app) as library:
+                    return library.request_authorization("readWrite", timeout=60)
+            asker = AppThread(stack, f"asker{width}", ask)
+            asker.start()
+            open_sheet(browser, ".sheet.alert")
+            scroll_width, inner_width = fits(browser)
+            assert scroll_width <= inner_width, f"the alert at {width} px is {scroll_width} px wide"
+            assert all(inside_viewport(browser, name) for name in ("allow-full", "limit-access", "deny"))
+            browser.save_screenshot(os.path.join(SCREENSHOTS, f"phone-{width}-authorization-alert.png"))
+            keys(browser, Keys.ESCAPE)  # Escape answers Don't Allow
+            assert asker.outcome() == "denied"
+            sheet_gone(browser)
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
@@ -139,6 +155,11 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
     keys(browser, Keys.ARROW_DOWN, Keys.ARROW_UP, Keys.HOME)
     assert active(browser, "a.title") == first
     shoot("keyboard-limit-reached")
+    # Enter toggles too: off, then on again.
+    keys(browser, Keys.ENTER)
+    assert browser.find_element(By.ID, "sheet-counter").text == "1 of 2" and browser.find_element(By.ID, "sheet-limit").text == ""
+    keys(browser, Keys.ENTER)
+    assert browser.find_element(By.ID, "sheet-counter").text == "2 of 2"
 
     # Tab cycles inside the dialog, never to the page behind.
     stops = []
@@ -189,14 +210,25 @@ def test_no_sheet_for_a_pick_that_ended(stack, browser):
           for (const node of document.querySelectorAll('#overlay .sheet[data-pick]')) window.sheetsSeen.push(node.dataset.pick);
         }).observe(document, { childList: true, subtree: true });"""})
     try:
-        click(browser, "sheet-cancel")
-        wait(browser, lambda driver: "gets nothing" in driver.find_element(By.ID, "notice").text)
+        # Cancel as the sheet's button does; the moment the surface has answered, what any page would
+        # load already lacks the pick, and the check a page makes before showing a sheet says so.
+        state, check = browser.execute_async_script("""
+            const done = arguments[arguments.length - 1];
+            const csrf = document.querySelector('meta[name="csrf-token"]').content;
+            fetch('/api/picks/cancel', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': csrf },
+              body: JSON.stringify({ pick: arguments[0] }) })
+              .then(() => Promise.all([fetch('/api/state').then((r) => r.json()),
+                                       fetch('/api/picks/pending?pick=' + encodeURIComponent(arguments[0])).then((r) => r.json())]))
+              .then(done);""", pick)
+        assert pick not in [item["pick"] for item in state["picks"]]
+        assert check == {"pending": False}
         browser.get(stack.base + "/")
+        assert app.outcome() == []
+        wait(browser, lambda driver: driver.execute_script("return Array.isArray(window.sheetsSeen)"))
         time.sleep(1.5)  # what a person would see of the page after the reload
         assert pick not in browser.execute_script("return window.sheetsSeen")
     finally:
         browser.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": watcher["identifier"]})
-    assert app.outcome() == []
 
 
 def test_nothing_matches_says_what_was_asked(stack, browser, shoot):
