@@ -99,6 +99,14 @@ def test_every_page_fits_a_phone(stack, browser):
             assert scroll_width <= inner_width, f"the alert at {width} px is {scroll_width} px wide"
             assert all(inside_viewport(browser, name) for name in ("allow-full", "limit-access", "deny"))
             browser.save_screenshot(os.path.join(SCREENSHOTS, f"phone-{width}-authorization-alert.png"))
+            # Limit Access… opens the grid in the same dialog, its answers on screen too.
+            click(browser, "limit-access")
+            wait(browser, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell")) >= 7)
+            assert active(browser, "!!a.closest('#overlay .sheet')")
+            scroll_width, inner_width = fits(browser)
+            assert scroll_width <= inner_width, f"the limited grid at {width} px is {scroll_width} px wide"
+            assert inside_viewport(browser, "confirm-selection") and inside_viewport(browser, "deny")
+            browser.save_screenshot(os.path.join(SCREENSHOTS, f"phone-{width}-limit-access-grid.png"))
             keys(browser, Keys.ESCAPE)  # Escape answers Don't Allow
             assert asker.outcome() == "denied"
             sheet_gone(browser)

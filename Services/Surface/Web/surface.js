@@ -102,7 +102,8 @@ async function follow() {
 
 async function startLibrary() {
   const { AssetGrid } = await import("./grid.js");
-  new AssetGrid(document.getElementById("library-grid"), { mode: "browse" });
+  new AssetGrid(document.getElementById("library-grid"), { mode: "browse", emptyTitle: "Your library is empty",
+    emptyText: "Import a folder above and its photos and videos appear here." });
 }
 
 function setUpLibrary() {
