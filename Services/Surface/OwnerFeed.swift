@@ -13,6 +13,8 @@ actor OwnerFeed {
         var app: String
         var appName: String
         var sentence: String
+        /// What the sheet says when nothing in the library matches the pick's filter.
+        var nothingMatches: String
         var configuration: PickerConfiguration
         var createdAt: Date
     }
@@ -23,6 +25,10 @@ actor OwnerFeed {
     }
 
     private var state = State()
+    /// Picks answered through this surface, newest last: a poll that was under way when one was
+    /// answered may still list it, and must not bring its sheet back. Bounded by `rememberedAnswers`.
+    private var answered: [String] = []
+    static let rememberedAnswers = 64
     private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
     private let logger: Logger
     private var opening = SheetOpening()
@@ -54,15 +60,34 @@ actor OwnerFeed {
     }
 
     private func set(picks: [PendingPick]) {
-        let views = picks.map {
+        let views = picks.filter { !answered.contains($0.pick) }.map {
             PickView(pick: $0.pick, app: $0.app, appName: $0.appName ?? $0.app,
                      sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
+                     nothingMatches: PickDescription.nothingMatches(appName: $0.appName ?? $0.app, $0.configuration),
                      configuration: $0.configuration, createdAt: $0.createdAt)
         }
         defer { considerOpening() }
         guard views != state.picks else { return }
         state.picks = views
         publish()
+    }
+
+    /// A pick the owner just answered or cancelled leaves every page at once, without waiting for
+    /// the next poll, so a page loaded right after sees no sheet for it.
+    func forget(pick: String) {
+        answered.append(pick)
+        if answered.count > Self.rememberedAnswers { answered.removeFirst(answered.count - Self.rememberedAnswers) }
+        let remaining = state.picks.filter { $0.pick != pick }
+        guard remaining.count != state.picks.count else { return }
+        state.picks = remaining
+        publish()
+    }
+
+    /// Asks the picker now (no waiting) whether a pick is still pending, and shows its answer.
+    func isPending(_ pick: String, owner: OwnerSurface) async throws -> Bool {
+        let pending = try await owner.pendingPicks(waitingUpTo: .zero)
+        set(picks: pending)
+        return pending.contains { $0.pick == pick } && !answered.contains(pick)
     }
 
     private func set(prompts: [OwnerPrompt]) {

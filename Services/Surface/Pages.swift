@@ -54,7 +54,7 @@ enum Pages {
     static func refusal(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
         html("""
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><title>\(HTML.escape(title)) — Lightbox</title>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) — Lightbox</title>
         <link rel="stylesheet" href="/static/surface.css"></head>
         <body><main class="refusal"><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p></main></body></html>
         """, status: status)
@@ -97,7 +97,6 @@ enum Pages {
         var rows: [(String, String)] = [
             ("File", summary.fileName), ("Type", summary.type.identifier), ("Kind", summary.mediaType.rawValue),
             ("Size", "\(summary.pixelWidth.map(String.init) ?? "?") × \(summary.pixelHeight.map(String.init) ?? "?") pixels, \(byteCount(summary.fileSize))"),
-            ("Created", dateText(summary.creationDate)), ("Imported", dateText(details.importedAt)),
         ]
         if let duration = summary.duration { rows.append(("Duration", String(format: "%.1f s", duration))) }
         if !summary.subtypes.isEmpty { rows.append(("Subtypes", summary.subtypes.map(\.rawValue).joined(separator: ", "))) }
@@ -109,7 +108,11 @@ enum Pages {
             rows.append(("Location", String(format: "%.5f, %.5f", north, east)))
         }
         rows.append(("Stored", summary.isInCloud ? "in the cloud tier" : "on this machine"))
-        let table = rows.map { "<tr><th>\(HTML.escape($0.0))</th><td>\(HTML.escape($0.1))</td></tr>" }.joined()
+        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(label))</th><td>\(html)</td></tr>" }
+        let escaped = rows.map { row($0.0, HTML.escape($0.1)) }
+        // Times are written for the page's script to show in the browser's time zone and language.
+        let times = [row("Created", localTime(summary.creationDate)), row("Imported", localTime(details.importedAt))]
+        let table = (escaped.prefix(4) + times + escaped.dropFirst(4)).joined()
         let identifier = HTML.escape(summary.identifier)
         let action = summary.isInCloud ? "restore" : "offload"
         return """
@@ -148,10 +151,11 @@ enum Pages {
             }
             return """
             <tr data-app="\(id)">
-            <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code></td>
-            <td><select data-setting="readWrite" aria-label="Photos access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
-            <span class="count">\(app.readWrite == .limited ? "\(app.selectionCount) selected" : "")</span></td>
-            <td><select data-setting="addOnly" aria-label="Add-only access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
+            <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code>
+            <span class="count access-words">Photos: \(AuditWording.words(app.readWrite, selectionCount: app.selectionCount)) · Add only: \(AuditWording.words(app.addOnly).lowercased())</span></td>
+            <td data-label="Photos"><select data-setting="readWrite" aria-label="Photos access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
+            </td>
+            <td data-label="Add only"><select data-setting="addOnly" aria-label="Add-only access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
             <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>Edit selection</button>
             <button data-app-action="reset">Reset</button> <button data-app-action="revoke">Revoke items</button>
             <a href="/activity?app=\(percent(app.app))">Activity</a></td>
@@ -186,12 +190,17 @@ enum Pages {
         // Apps by the names the owner knows them by (a desktop app's from its desktop file).
         let names = Dictionary(apps.map { ($0.app, $0.name) }, uniquingKeysWith: { first, _ in first })
         let rows = entries.map { entry in
-            let detail = [entry.bytes.map { byteCount($0) }, entry.asset].compactMap { $0 }.joined(separator: " · ")
-            // A line that stands for repeats says how many, and until when.
-            let what = HTML.escape(entry.operation) + (entry.times.map { " <span class=\"times\" title=\"\($0) identical entries, the last at "
-                + "\(HTML.escape(dateText(entry.lastAt ?? entry.at)))\">×\($0)</span>" } ?? "")
             let who = names[entry.app].map { "<span title=\"\(HTML.escape(entry.app))\">\(HTML.escape($0))</span>" } ?? HTML.escape(entry.app)
-            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td>\(who)</td><td>\(what)</td>"
+            // A line that stands for repeats says how many, and until when.
+            let times = entry.times.map { " <span class=\"times\">(\($0) times, the last at \(localTime(entry.lastAt ?? entry.at)))</span>" } ?? ""
+            let size = entry.bytes.map { " <span class=\"times\">· \(byteCount($0))</span>" } ?? ""
+            return "<tr><td>\(localTime(entry.at))</td><td>\(who)</td><td>\(HTML.escape(AuditWording.sentence(entry)))\(times)\(size)</td></tr>"
+        }.joined()
+        // The trail as recorded, codes and all, one click away.
+        let raw = entries.map { entry in
+            let detail = [entry.bytes.map { byteCount($0) }, entry.asset].compactMap { $0 }.joined(separator: " · ")
+            let what = HTML.escape(entry.operation) + (entry.times.map { " <span class=\"repeats\">×\($0)</span>" } ?? "")
+            return "<tr><td>\(HTML.escape(dateText(entry.at)))</td><td><code>\(HTML.escape(entry.app))</code></td><td>\(what)</td>"
                 + "<td class=\"number\">\(entry.assetCount)</td><td>\(HTML.escape(entry.outcome))</td><td>\(HTML.escape(detail))</td></tr>"
         }.joined()
         var older = ""
@@ -209,7 +218,12 @@ enum Pages {
         <label>Day <input type="date" name="day" value="\(HTML.escape(day ?? ""))"></label>
         <button type="submit">Show</button>
         </form>
-        \(entries.isEmpty ? "<p class=\"empty\">Nothing recorded for this choice.</p>" : "<table class=\"activity\"><thead><tr><th>Time</th><th>App</th><th>What</th><th>Count</th><th>Outcome</th><th>Detail</th></tr></thead><tbody>\(rows)</tbody></table>")
+        \(entries.isEmpty ? "<p class=\"empty\">Nothing recorded for this choice.</p>" : """
+        <table class="activity"><thead><tr><th>When</th><th>App</th><th>What happened</th></tr></thead><tbody>\(rows)</tbody></table>
+        <details class="raw"><summary>Raw trail (the codes as recorded)</summary>
+        <div class="wide-table"><table class="raw-trail"><thead><tr><th>Time (UTC)</th><th>App id</th><th>Operation</th><th>Count</th><th>Outcome</th><th>Detail</th></tr></thead><tbody>\(raw)</tbody></table></div>
+        </details>
+        """)
         \(older)
         """
     }
@@ -222,6 +236,15 @@ enum Pages {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
         return formatter.string(from: date)
+    }
+
+    /// A time the page's script rewrites in the browser's time zone and language; UTC until it does.
+    static func localTime(_ date: Date) -> String {
+        "<time datetime=\"\(HTML.escape(isoText(date)))\">\(HTML.escape(dateText(date)))</time>"
+    }
+
+    static func isoText(_ date: Date) -> String {
+        date.formatted(.iso8601)
     }
 
     static func byteCount(_ bytes: Int64) -> String {

@@ -15,6 +15,14 @@ enum PickDescription {
         return "\(appName) wants \(quantity) \(things)\(order)"
     }
 
+    /// What an empty sheet says: what the app asked for, in words, and that the library has none.
+    static func nothingMatches(appName: String, _ configuration: PickerConfiguration) -> String {
+        guard let filter = configuration.filter else {
+            return "Your library has no photos or videos yet. Import a folder on the Library page."
+        }
+        return "\(appName) asked for \(noun(filter, singular: false)); there are none in your library."
+    }
+
     static func noun(_ filter: PickerFilter?, singular: Bool) -> String {
         guard let filter else { return singular ? "photo or video" : "photos or videos" }
         switch filter {

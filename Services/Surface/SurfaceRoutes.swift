@@ -36,6 +36,10 @@ struct SurfaceRoutes: Sendable {
 
         router.get("/events") { _, _ in await events() }
         router.get("/api/state") { _, _ in json(await feed.current) }
+        // The page checks before it shows a pick's sheet: a pick that has ended gets none.
+        router.get("/api/picks/pending") { request, _ in
+            json(PendingAnswer(pending: try await feed.isPending(try required(request, "pick"), owner: owner)))
+        }
         router.get("/api/assets") { request, _ in try await assetPage(request) }
         router.get("/thumb") { request, _ in try await thumbnail(request) }
         router.get("/api/apps/detail") { request, _ in json(try await settings.accessDetail(of: try required(request, "app"))) }
@@ -43,10 +47,13 @@ struct SurfaceRoutes: Sendable {
         router.post("/api/picks/choose") { request, _ in
             let body = try await decode(ChooseBody.self, request)
             let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil)
+            await feed.forget(pick: body.pick)
             return json(ChooseResponse(delivered: delivered))
         }
         router.post("/api/picks/cancel") { request, _ in
-            try await owner.cancel(try await decode(CancelPickRequest.self, request).pick)
+            let pick = try await decode(CancelPickRequest.self, request).pick
+            try await owner.cancel(pick)
+            await feed.forget(pick: pick)
             return json(Empty())
         }
         router.post("/api/prompts/answer") { request, _ in
@@ -73,6 +80,10 @@ struct SurfaceRoutes: Sendable {
         var pick: String
         var assets: [String]
         var removeLocation: Bool?
+    }
+
+    struct PendingAnswer: Codable, Sendable {
+        var pending: Bool
     }
 
     struct AppBody: Codable, Sendable {

@@ -3,6 +3,7 @@ library, and the doors that stay shut (no session, a used login, a foreign Host,
 
 import http.client
 import os
+import re
 import threading
 import time
 import urllib.parse
@@ -187,6 +188,9 @@ def test_several_picks_queue_visibly(stack, browser, shoot):
     shoot("04-queued-picks")
     click(browser, "sheet-cancel")
     wait(browser, lambda driver: "Second App" in driver.find_element(By.CSS_SELECTOR, "#overlay .sheet h2").text)
+    # The first answer's toast does not sit on top of the next sheet.
+    time.sleep(0.5)
+    assert not [node for node in browser.find_elements(By.ID, "notice") if node.is_displayed()]
     click(browser, "sheet-cancel")
     assert one.outcome() == [] and two.outcome() == []
 
@@ -235,7 +239,7 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
         events = library.watch(since=token, timeout=20)
         browser.get(stack.base + "/privacy")
         row = wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, 'tr[data-app="editor"]')))
-        assert "3 selected" in row.text
+        assert "Photos: Limited to 3 photos · Add only: not asked yet" in row.text
         shoot("08-privacy-center")
         from selenium.webdriver.support.ui import Select
         Select(row.find_element(By.CSS_SELECTOR, 'select[data-setting="readWrite"]')).select_by_value("none")
@@ -251,12 +255,23 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
     for _ in range(50):
         browser.get(stack.base + "/activity?app=editor")
         table = wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, "table.activity")))
-        repeats = [int(span.text.lstrip("×")) for span in table.find_elements(By.CSS_SELECTOR, ".times")]
+        raw = browser.find_element(By.CSS_SELECTOR, "table.raw-trail")
+        repeats = [int(span.get_attribute("textContent").lstrip("×")) for span in raw.find_elements(By.CSS_SELECTOR, ".repeats")]
         if sum(repeats) >= 20:
             break
         time.sleep(0.1)
-    assert "settings" in table.text and "fetch" in table.text
     assert repeats and all(count > 1 for count in repeats), repeats
+    # In words: no operation codes or raw statuses, the app by its name, times in the browser's zone.
+    page = browser.find_element(By.TAG_NAME, "main").text
+    assert "You changed its access: Photos: None · Add only: Not asked yet" in page
+    assert re.search(r"Fetched nothing from your library \(\d+ times, the last at", page), page
+    assert "Offered “Select more photos”: you chose 3 items" in page
+    assert "Photo Editor" in table.text and "You answered its request for access: Limited" in table.text
+    assert not re.search(r"\b[a-z]+:[a-zA-Z]", page), page
+    assert "notDetermined" not in page and "UTC" not in table.text
+    # The raw trail, one click away, keeps the codes.
+    browser.find_element(By.CSS_SELECTOR, "details.raw summary").click()
+    assert "settings" in raw.text and "fetch" in raw.text and "prompt:readWrite" in raw.text
     shoot("09-activity")
 
 

@@ -1,11 +1,17 @@
 // A grid of the library's thumbnails, loaded a page at a time as the owner scrolls. In "select"
 // mode it keeps an ordered selection with an optional limit; in "browse" mode a click opens the
-// asset's page.
-import { api } from "./surface.js";
+// asset's page. One cell at a time is in the Tab order (a roving tabindex): the arrow keys, Home
+// and End move through the grid, Space and Enter press the cell. Each cell is named by its kind
+// and date, not its file name. A grid with nothing in it says so; a page that fails says why and
+// offers Retry.
+import { api, element } from "./surface.js";
+
+const when = new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeStyle: "short" });
 
 export class AssetGrid {
-  constructor(element, { pick = null, filter = null, mode = "browse", limit = 0, ordered = false, preselected = [], onChange = () => {} } = {}) {
-    this.element = element;
+  constructor(node, { pick = null, filter = null, mode = "browse", limit = 0, ordered = false, preselected = [], onChange = () => {},
+    label = "Photos and videos", emptyTitle = "No photos match", emptyText = "" } = {}) {
+    this.element = node;
     this.pick = pick;
     this.filter = filter;
     this.mode = mode;
@@ -13,24 +19,31 @@ export class AssetGrid {
     this.ordered = ordered;
     this.selection = [...preselected];
     this.onChange = onChange;
+    this.emptyTitle = emptyTitle;
+    this.emptyText = emptyText;
     this.next = null;
     this.done = false;
     this.loading = false;
+    this.failed = false;
     this.cells = new Map();
-    element.classList.add("grid");
-    element.replaceChildren();
+    this.focused = null;
+    node.classList.add("grid");
+    node.setAttribute("role", "group");
+    node.setAttribute("aria-label", label);
+    node.replaceChildren();
     this.sentinel = document.createElement("div");
     this.sentinel.className = "sentinel";
-    element.append(this.sentinel);
+    node.append(this.sentinel);
+    node.addEventListener("keydown", (event) => this.key(event));
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.load();
-    }, { root: element.closest(".scroll") || null, rootMargin: "400px" });
+    }, { root: node.closest(".scroll") || null, rootMargin: "400px" });
     this.observer.observe(this.sentinel);
     this.load();
   }
 
   async load() {
-    if (this.loading || this.done) return;
+    if (this.loading || this.done || this.failed) return;
     this.loading = true;
     try {
       const query = new URLSearchParams({ limit: "60" });
@@ -43,13 +56,34 @@ export class AssetGrid {
       this.done = !this.next;
       if (this.done) this.observer.disconnect();
       this.element.dataset.loaded = String(this.cells.size);
+      if (this.done && this.cells.size === 0) this.showEmpty();
     } catch (error) {
-      this.element.dataset.error = error.message;
+      this.showError(error.message);
     } finally {
       this.loading = false;
     }
     // A short first page may leave the sentinel in view: keep filling until it scrolls away.
-    if (!this.done && this.sentinel.getBoundingClientRect().top < window.innerHeight + 400) this.load();
+    if (!this.done && !this.failed && this.sentinel.getBoundingClientRect().top < window.innerHeight + 400) this.load();
+  }
+
+  showEmpty() {
+    this.element.dataset.empty = "true";
+    this.sentinel.before(element("div", { class: "grid-note empty-note" }, element("h3", {}, this.emptyTitle), element("p", {}, this.emptyText)));
+  }
+
+  showError(message) {
+    this.failed = true;
+    this.element.dataset.error = message;
+    const retry = element("button", { type: "button", class: "retry" }, "Retry");
+    const note = element("div", { class: "grid-note error-note", role: "alert" },
+      element("h3", {}, "The photos could not be loaded"), element("p", {}, message), retry);
+    retry.addEventListener("click", () => {
+      note.remove();
+      delete this.element.dataset.error;
+      this.failed = false;
+      this.load();
+    });
+    this.sentinel.before(note);
   }
 
   add(asset) {
@@ -58,26 +92,23 @@ export class AssetGrid {
     cell.className = "cell";
     cell.dataset.asset = asset.identifier;
     cell.title = asset.fileName;
+    cell.setAttribute("aria-label", describe(asset));
+    cell.tabIndex = this.cells.size === 0 ? 0 : -1;
+    if (this.cells.size === 0) this.focused = cell;
     const image = document.createElement("img");
     image.loading = "lazy";
-    image.alt = asset.fileName;
+    image.alt = "";
     image.src = "/thumb?side=256&asset=" + encodeURIComponent(asset.identifier);
     cell.append(image);
-    const badges = [];
-    if (asset.mediaType === "video" && asset.duration != null) badges.push(duration(asset.duration));
-    if ((asset.subtypes || []).includes("animated")) badges.push("GIF");
-    if ((asset.subtypes || []).includes("livePhoto")) badges.push("LIVE");
-    if (asset.isInCloud) badges.push("☁");
-    for (const text of badges) {
-      const badge = document.createElement("span");
-      badge.className = "badge";
-      badge.textContent = text;
-      cell.append(badge);
-    }
+    const badges = element("span", { class: "badges", "aria-hidden": "true" });
+    for (const text of badgeTexts(asset)) badges.append(element("span", { class: "badge" }, text));
+    if (badges.childElementCount > 0) cell.append(badges);
     const mark = document.createElement("span");
     mark.className = "mark";
+    mark.setAttribute("aria-hidden", "true");
     cell.append(mark);
     cell.addEventListener("click", () => this.clicked(asset, cell));
+    cell.addEventListener("focus", () => this.rove(cell));
     this.sentinel.before(cell);
     this.cells.set(asset.identifier, cell);
     this.paint();
@@ -91,8 +122,10 @@ export class AssetGrid {
     const index = this.selection.indexOf(asset.identifier);
     if (index >= 0) {
       this.selection.splice(index, 1);
-    } else if (this.limit > 0 && this.selection.length >= this.limit) {
-      // The limit holds as the owner clicks: a click past it selects nothing.
+    } else if (this.limit === 1) {
+      this.selection = [asset.identifier]; // one to choose: a click moves the choice, as iOS does
+    } else if (this.isFull()) {
+      // The limit holds as the owner clicks: a click past it selects nothing (the sheet says why).
       cell.classList.add("refused");
       setTimeout(() => cell.classList.remove("refused"), 400);
       return;
@@ -103,14 +136,88 @@ export class AssetGrid {
     this.onChange(this.selection);
   }
 
+  isFull() {
+    return this.limit > 0 && this.selection.length >= this.limit;
+  }
+
   paint() {
+    const full = this.mode === "select" && this.limit > 1 && this.isFull();
+    this.element.classList.toggle("full", full);
     for (const [identifier, cell] of this.cells) {
       const position = this.selection.indexOf(identifier);
       cell.classList.toggle("selected", position >= 0);
-      cell.setAttribute("aria-pressed", String(position >= 0));
+      if (this.mode === "select") cell.setAttribute("aria-pressed", String(position >= 0));
+      if (full && position < 0) cell.setAttribute("aria-disabled", "true");
+      else cell.removeAttribute("aria-disabled");
       cell.querySelector(".mark").textContent = position < 0 ? "" : this.ordered ? String(position + 1) : "✓";
     }
   }
+
+  rove(cell) {
+    if (this.focused === cell) return;
+    if (this.focused) this.focused.tabIndex = -1;
+    cell.tabIndex = 0;
+    this.focused = cell;
+  }
+
+  key(event) {
+    const cells = [...this.cells.values()];
+    const index = cells.indexOf(document.activeElement);
+    if (index < 0) return;
+    const columns = Math.max(1, getComputedStyle(this.element).gridTemplateColumns.split(" ").filter(Boolean).length);
+    const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -index, End: cells.length - 1 - index };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const target = cells[Math.min(cells.length - 1, Math.max(0, index + moves[event.key]))];
+    this.rove(target);
+    target.focus();
+    target.scrollIntoView({ block: "nearest" });
+    // Near the end of what is loaded: fetch the next page before the owner gets there.
+    if (cells.indexOf(target) >= cells.length - columns * 2) this.load();
+  }
+}
+
+// "Video, 0:42, 3 March 2025, 14:02" in the browser's language; what a screen reader says for a cell.
+export function describe(asset) {
+  const parts = [kind(asset)];
+  if (asset.mediaType === "video" && asset.duration != null) parts.push(duration(asset.duration));
+  const created = new Date(asset.creationDate);
+  if (!Number.isNaN(created.getTime())) parts.push(when.format(created));
+  if (asset.isInCloud) parts.push("in the cloud");
+  return parts.join(", ");
+}
+
+function kind(asset) {
+  const subtypes = asset.subtypes || [];
+  if (asset.mediaType === "video") {
+    if (subtypes.includes("slomo") || subtypes.includes("highFrameRate")) return "Slow-motion video";
+    if (subtypes.includes("timelapse")) return "Time-lapse video";
+    return "Video";
+  }
+  if (subtypes.includes("animated")) return "Animated " + animatedFormat(asset);
+  if (subtypes.includes("livePhoto")) return "Live Photo";
+  if (subtypes.includes("screenshot")) return "Screenshot";
+  if (subtypes.includes("panorama")) return "Panorama";
+  return "Photo";
+}
+
+// An animated image's badge names its real format: an animated WebP is not a GIF.
+function animatedFormat(asset) {
+  const type = typeof asset.type === "string" ? asset.type : (asset.type && asset.type.identifier) || "";
+  if (type === "com.compuserve.gif") return "GIF";
+  if (type === "org.webmproject.webp") return "WebP";
+  if (type === "public.png") return "PNG";
+  return "image";
+}
+
+function badgeTexts(asset) {
+  const subtypes = asset.subtypes || [];
+  const badges = [];
+  if (asset.mediaType === "video" && asset.duration != null) badges.push(duration(asset.duration));
+  if (subtypes.includes("animated")) badges.push(animatedFormat(asset).toUpperCase());
+  if (subtypes.includes("livePhoto")) badges.push("LIVE");
+  if (asset.isInCloud) badges.push("☁");
+  return badges;
 }
 
 function duration(seconds) {

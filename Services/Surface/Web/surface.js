@@ -40,6 +40,25 @@ export function notify(message, isError = false) {
   notify.timer = setTimeout(() => { box.className = "notice hidden"; }, 4000);
 }
 
+export function dismissNotice() {
+  const box = document.getElementById("notice");
+  if (box) box.className = "notice hidden";
+  clearTimeout(notify.timer);
+}
+
+// Times the server wrote in UTC (<time datetime="…">), shown in the browser's time zone and language.
+function localizeTimes() {
+  const format = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  for (const node of document.querySelectorAll("time[datetime]")) {
+    const date = new Date(node.getAttribute("datetime"));
+    if (Number.isNaN(date.getTime())) continue;
+    node.title = node.textContent;
+    node.textContent = format.format(date);
+  }
+}
+
+const accessWords = { authorized: "full access", limited: "limited", denied: "none", restricted: "restricted", notDetermined: "not asked yet" };
+
 function renderQueue(state) {
   const queue = document.getElementById("queue");
   if (!queue) return;
@@ -83,7 +102,8 @@ async function follow() {
 
 async function startLibrary() {
   const { AssetGrid } = await import("./grid.js");
-  new AssetGrid(document.getElementById("library-grid"), { mode: "browse" });
+  new AssetGrid(document.getElementById("library-grid"), { mode: "browse", emptyTitle: "Your library is empty",
+    emptyText: "Import a folder above and its photos and videos appear here." });
 }
 
 function setUpLibrary() {
@@ -121,7 +141,7 @@ function setUpPrivacy() {
     const name = row.querySelector("strong").textContent;
     const set = async (change) => {
       const reply = await api("POST", "/api/apps/access", { app, ...change });
-      say(`${name}: photos ${reply.access.readWrite}, add-only ${reply.access.addOnly}.`);
+      say(`${name}: photos ${accessWords[reply.access.readWrite] || reply.access.readWrite}, add only ${accessWords[reply.access.addOnly] || reply.access.addOnly}.`);
       window.setTimeout(() => window.location.reload(), 300);
     };
     for (const select of row.querySelectorAll("select[data-setting]")) {
@@ -160,6 +180,7 @@ function setUpPrivacy() {
 const setUp = { library: setUpLibrary, privacy: setUpPrivacy };
 document.addEventListener("DOMContentLoaded", () => {
   follow();
+  localizeTimes();
   const page = document.body.dataset.page;
   if (setUp[page]) setUp[page]();
   if (document.querySelector("[data-asset-action]")) setUpAsset();
