@@ -12,7 +12,8 @@ import Testing
         let harness = try ServiceHarness(importFolders: [])
         defer { harness.stop() }
         try harness.startAuth()
-        _ = try await harness.directory.keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
+        // Auth writes its own key, then the owner's: wait for the one read next.
+        _ = try await harness.directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         let apps = (0..<10).map { "durable-\($0)" }
         let registry = AppRegistryClient(auth: try await harness.directory.connectToAuth(as: try harness.directory.ownerKeyPair()))
         for app in apps {
@@ -82,7 +83,8 @@ import Testing
         let harness = try ServiceHarness(importFolders: [])
         defer { harness.stop() }
         try harness.startAuth()
-        _ = try await harness.directory.keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
+        // Auth writes its own key, then the owner's: wait for the one read next.
+        _ = try await harness.directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         let app = "audited"
         let registry = AppRegistryClient(auth: try await harness.directory.connectToAuth(as: try harness.directory.ownerKeyPair()))
         let key = try CurveKeyPair.loadOrCreate(at: harness.directory.keys.appKeyURL(app))
