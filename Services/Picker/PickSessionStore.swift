@@ -55,7 +55,12 @@ actor PickSessionStore {
 
     /// Removes and returns a session: whoever takes it answers the app, exactly once.
     func take(_ id: String) async -> Session? {
-        guard let session = sessions.removeValue(forKey: id) else { return nil }
+        await take(id, filedBy: nil)
+    }
+
+    /// Removes and returns a session filed by `app` (nil: by anyone); another app's stays.
+    func take(_ id: String, filedBy app: String?) async -> Session? {
+        guard let filed = sessions[id], app == nil || filed.app == app, let session = sessions.removeValue(forKey: id) else { return nil }
         if let expiry = session.expiry { await deadlines.cancel(expiry) }
         return session
     }

@@ -54,9 +54,21 @@ struct PickFeature: Sendable {
     }
 
     func cancelPick(_ body: CancelPickRequest) async throws -> Empty {
-        guard let session = await sessions.take(body.pick) else { throw noSuchPick(body.pick) }
-        session.reply.succeed(PickResponse(pick: body.pick, results: []), audit: Self.pickAnswered(.cancelled))
+        _ = try await cancel(body.pick)
         return Empty()
+    }
+
+    /// Ends a pending pick with no results (the owner cancelled, or the app that filed it, when
+    /// `app` is given, withdrew it) and returns it.
+    func cancel(_ pick: String, filedBy app: String? = nil) async throws -> PickSessionStore.Session {
+        guard let session = await sessions.take(pick, filedBy: app) else { throw noSuchPick(pick) }
+        session.reply.succeed(PickResponse(pick: pick, results: []), audit: Self.pickAnswered(.cancelled))
+        return session
+    }
+
+    /// The name the owner's sheet shows for `app` (a desktop app's, as lightbox-portal gives it).
+    func remember(name: String, of app: String) async {
+        await appNames.remember(app, name: name)
     }
 
     func listAssets(_ body: ListAssetsRequest) async throws -> ListAssetsResponse {

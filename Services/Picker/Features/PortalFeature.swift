@@ -25,7 +25,7 @@ struct PortalFeature: Sendable {
     func portalPick(_ body: PortalPickRequest, _ context: inout RequestContext, _ reply: LaterReply<PickResponse>) async throws {
         let app = try DesktopAppID(validating: body.app)
         context.attribute(to: app.filedAs)
-        if let name = body.appName.flatMap(DesktopAppID.displayName) { await picks.appNames.remember(app.filedAs, name: name) }
+        if let name = body.appName.flatMap(DesktopAppID.displayName) { await picks.remember(name: name, of: app.filedAs) }
         try await picks.startPick(AppID(app.filedAs), PickRequest(configuration: body.configuration), &context, reply.attributed(to: app.filedAs))
     }
 
@@ -39,9 +39,7 @@ struct PortalFeature: Sendable {
     /// request ends with no results, as when the owner cancels.
     func portalCancel(_ body: PortalCancelRequest) async throws -> Empty {
         let app = try DesktopAppID(validating: body.app)
-        guard let session = await picks.sessions.session(body.pick), session.app == app.filedAs,
-              let withdrawn = await picks.sessions.take(body.pick) else { throw picks.noSuchPick(body.pick) }
-        withdrawn.reply.succeed(PickResponse(pick: withdrawn.id, results: []), audit: PickFeature.pickAnswered(.cancelled))
+        let withdrawn = try await picks.cancel(body.pick, filedBy: app.filedAs)
         logger.info("pick withdrawn by the desktop app", metadata: ["pick": "\(withdrawn.id)", "app": "\(withdrawn.app)"])
         return Empty()
     }
