@@ -38,7 +38,7 @@ extension LiveFolders {
         var start = 0
         while start < toRead.count, !isStopping {
             let step = Array(toRead[start..<min(start + Self.chunk, toRead.count)])
-            try await read(step)
+            try await read(step, completedBefore: start, of: toRead.count)
             done.read += step.count
             start += step.count
             if toRead.count > Self.chunk {
@@ -58,9 +58,10 @@ extension LiveFolders {
 
     /// Reads the files (in parallel, as an import does), inserts the new assets in one transaction,
     /// gives changed files' assets their new content, and remembers each file's state.
-    private func read(_ step: [(path: String, state: FileState, previous: WatchedFiles.Row?)]) async throws {
+    private func read(_ step: [(path: String, state: FileState, previous: WatchedFiles.Row?)], completedBefore: Int, of total: Int) async throws {
         let importer = self.importer
         var outcomes = [LibraryImporter.Outcome?](repeating: nil, count: step.count)
+        var completed = completedBefore
         try await LibraryImporter.forEach(step.count, width: importer.width) { index -> LibraryImporter.Outcome in
             do {
                 return .prepared(try await importer.prepare(URL(fileURLWithPath: step[index].path)))
@@ -69,6 +70,8 @@ extension LiveFolders {
             }
         } collect: { index, outcome in
             outcomes[index] = outcome
+            completed += 1
+            progress.report(ImportProgress(completed: completed, total: total, file: step[index].path))
         }
         // Changed files whose asset no other file shares keep that asset.
         var keeps: [String?] = []

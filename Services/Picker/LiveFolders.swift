@@ -28,6 +28,8 @@ struct LiveFolders: Sendable {
     let roots: [String]
     let importer: LibraryImporter
     let files: WatchedFiles
+    /// Where the owner's pages follow the imports.
+    let progress: WatchedImportProgress
     let logger: Logger
     var quietPeriod: Duration = .milliseconds(300)
     var writingTimeout: Duration = .seconds(10)
@@ -44,8 +46,9 @@ struct LiveFolders: Sendable {
         let flag = Atomic<Bool>(false)
     }
 
-    init(roots: [String], importer: LibraryImporter, logger: Logger) {
+    init(roots: [String], importer: LibraryImporter, progress: WatchedImportProgress, logger: Logger) {
         self.roots = roots
+        self.progress = progress
         self.importer = importer
         self.files = WatchedFiles(database: importer.catalog.database)
         self.logger = logger

@@ -73,6 +73,8 @@ public final class PickerService: Service {
     let fileTickets = FileTickets()
     /// lightbox-portal's watches of revoked desktop apps.
     let portalRevocations = PortalRevocations()
+    /// The watched folders' imports, for the owner's pages.
+    let watchedImports = WatchedImportProgress()
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
     let deliverySocket = DeliverySocketSlot()
     let keys: KeyDirectory
@@ -175,7 +177,7 @@ public final class PickerService: Service {
         }
         defer { deliverySocket.close() }
         // The watched folders are imported and followed in the background, while the library is served.
-        let liveFolders = LiveFolders(roots: watchedRoots(), importer: importer, logger: logger)
+        let liveFolders = LiveFolders(roots: watchedRoots(), importer: importer, progress: watchedImports, logger: logger)
         async let following: Void = liveFolders.run()
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()

@@ -1,6 +1,7 @@
 import Foundation
 import LightboxClient
 import LightboxProtocol
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -198,5 +199,35 @@ import Glibc
         #expect(after.first { $0.fileName == "face.jpg" }?.identifier == byName["portrait.jpg"])
         #expect(after.first { $0.fileName == "harbour.jpg" }?.identifier == byName["harbour.jpg"])
         #expect(!after.contains { $0.identifier == byName["sunset.png"] })
+    }
+
+    @Test func theOwnerFollowsTheWatchedImportsProgress() async throws {
+        let setup = try await start()
+        defer { finish(setup) }
+        let owner = try await setup.harness.owner()
+        let steps = LockedSteps()
+        let following = Task {
+            for try await step in owner.watchedImports() { steps.list.withLock { $0.append(step) } }
+        }
+        defer { following.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+
+        // A folder of three photos moved in arrives as one import of three.
+        let outside = setup.harness.root.appendingPathComponent("card")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        for name in ["harbour.jpg", "portrait.jpg", "sunset.png"] {
+            try FileManager.default.copyItem(at: Self.sample(name), to: outside.appendingPathComponent(name))
+        }
+        try FileManager.default.moveItem(at: outside, to: setup.folder.appendingPathComponent("card"))
+        _ = try await changes(setup.watch) { $0.flatMap(\.inserted).count == 3 }
+        let end = ContinuousClock.now + Self.deadline
+        while ContinuousClock.now < end, steps.list.withLock({ $0.last?.completed }) != 3 { try await Task.sleep(for: .milliseconds(25)) }
+        let seen = steps.list.withLock { $0 }
+        #expect(seen.first?.completed == 1 && seen.last?.completed == 3, "\(seen)")
+        #expect(seen.allSatisfy { $0.total == 3 && $0.file.hasPrefix(setup.folder.path + "/card/") }, "\(seen)")
+    }
+
+    final class LockedSteps: Sendable {
+        let list = Mutex<[ImportProgress]>([])
     }
 }
