@@ -7,27 +7,28 @@ import LightboxProtocol
 /// copy and metadata, watchers hear `changed`, and the old content's files go unless another
 /// asset uses them.
 extension Catalog {
-    /// Gives asset `identifier` the content of `record` (stored and durable already). Returns
-    /// false when the asset is gone.
-    @discardableResult
-    func replaceContent(of identifier: String, with record: AssetRecord) async throws -> Bool {
-        let old: AssetRecord? = try await database.write { db in
-            guard let old = try AssetRecord.fetchOne(db, key: identifier) else { return nil }
-            guard old.contentHash != record.contentHash || old.storedPath != record.storedPath else { return old }
-            var updated = record
-            updated.identifier = identifier
-            updated.importedAt = old.importedAt
-            updated.isInCloud = false
-            try updated.update(db)
-            try LibraryChangeLog.record(.changed, asset: identifier, in: db)
-            return old
+    /// Gives each asset the content of its record (stored and durable already), in one
+    /// transaction; assets that are gone are passed over.
+    func replaceContents(_ replacements: [(identifier: String, record: AssetRecord)]) async throws {
+        guard !replacements.isEmpty else { return }
+        let replaced: [AssetRecord] = try await database.write { db in
+            var replaced: [AssetRecord] = []
+            for (identifier, record) in replacements {
+                guard let old = try AssetRecord.fetchOne(db, key: identifier),
+                      old.contentHash != record.contentHash || old.storedPath != record.storedPath else { continue }
+                var updated = record
+                updated.identifier = identifier
+                updated.importedAt = old.importedAt
+                updated.isInCloud = false
+                try updated.update(db)
+                try LibraryChangeLog.record(.changed, asset: identifier, in: db)
+                replaced.append(old)
+            }
+            return replaced
         }
-        guard let old else { return false }
-        if old.contentHash != record.contentHash || old.storedPath != record.storedPath {
-            changeFeed?.libraryChanged()
-            try await removeUnusedFiles(of: old)
-        }
-        return true
+        guard !replaced.isEmpty else { return }
+        changeFeed?.libraryChanged()
+        for old in replaced { try await removeUnusedFiles(of: old) }
     }
 
     /// Lists the asset under a new file name (its file was renamed); watchers hear `changed`.
@@ -44,10 +45,12 @@ extension Catalog {
 }
 
 extension LibraryImporter {
-    /// Gives asset `identifier` the content `prepare` stored for `record`, once the stored files are durable.
-    func commit(replacing identifier: String, with record: AssetRecord) async throws {
-        let files = storedFiles(of: record)
+    /// Gives each asset the content `prepare` stored for its record, once the stored files are
+    /// durable (one sync for them all, as `commit` does for new assets).
+    func commit(replacing replacements: [(identifier: String, record: AssetRecord)]) async throws {
+        guard !replacements.isEmpty else { return }
+        let files = replacements.flatMap { storedFiles(of: $0.record) }
         try await onPool { try DurableFiles.sync(files) }
-        try await catalog.replaceContent(of: identifier, with: record)
+        try await catalog.replaceContents(replacements)
     }
 }

@@ -62,7 +62,10 @@ extension LiveFolders {
         let importer = self.importer
         var outcomes = [LibraryImporter.Outcome?](repeating: nil, count: step.count)
         var completed = completedBefore
+        let stopping = self.stopping
         try await LibraryImporter.forEach(step.count, width: importer.width) { index -> LibraryImporter.Outcome in
+            // A picker stopping reads no more; what is left is read at its next start.
+            if stopping.isSet { return .failed(ImportFailure(file: step[index].path, code: .cancelled, message: "stopping")) }
             do {
                 return .prepared(try await importer.prepare(URL(fileURLWithPath: step[index].path)))
             } catch {
@@ -85,18 +88,19 @@ extension LiveFolders {
         try await importer.commit(inserting)
 
         var rows: [WatchedFiles.Row] = []
+        var replacements: [(identifier: String, record: AssetRecord)] = []
         for (index, file) in step.enumerated() {
             switch outcomes[index] {
             case .prepared(.new(let record)):
                 if let kept = keeps[index] {
-                    try await importer.commit(replacing: kept, with: record)
+                    replacements.append((kept, record))
                     rows.append(.init(path: file.path, asset: kept, state: file.state))
                 } else {
                     rows.append(.init(path: file.path, asset: record.identifier, state: file.state))
                 }
             case .prepared(.unchanged(let identifier)):
                 if let kept = keeps[index], kept != identifier, let record = try await importer.catalog.asset(identifier) {
-                    try await importer.catalog.replaceContent(of: kept, with: record)
+                    replacements.append((kept, record))
                     rows.append(.init(path: file.path, asset: kept, state: file.state))
                 } else {
                     rows.append(.init(path: file.path, asset: identifier, state: file.state))
@@ -106,6 +110,8 @@ extension LiveFolders {
                 // A changed file that no longer decodes keeps its asset as it was.
                 logger.debug("passed over a file in a watched folder", metadata: ["file": "\(failure.file)", "reason": "\(failure.message)"])
                 rows.append(.init(path: file.path, asset: file.previous?.asset, state: file.state))
+            case .failed(let failure) where failure.code == .cancelled:
+                break
             case .failed(let failure):
                 // Read again at its next change or rescan.
                 logger.warning("could not import a file in a watched folder", metadata: ["file": "\(failure.file)", "reason": "\(failure.message)"])
@@ -113,6 +119,7 @@ extension LiveFolders {
                 break
             }
         }
+        try await importer.commit(replacing: replacements)
         try await files.save(rows)
     }
 }

@@ -40,10 +40,11 @@ struct LiveFolders: Sendable {
     /// Files read (and hashed) per step of a catch-up: one step's records are committed together.
     static let chunk = 500
 
-    private let stopping = Stopping()
+    let stopping = Stopping()
 
     final class Stopping: Sendable {
         let flag = Atomic<Bool>(false)
+        var isSet: Bool { flag.load(ordering: .relaxed) }
     }
 
     init(roots: [String], importer: LibraryImporter, progress: WatchedImportProgress, logger: Logger) {
@@ -56,7 +57,7 @@ struct LiveFolders: Sendable {
 
     /// Ends `run` at its next step.
     func stop() { stopping.flag.store(true, ordering: .relaxed) }
-    var isStopping: Bool { stopping.flag.load(ordering: .relaxed) || Task.isCancelled }
+    var isStopping: Bool { stopping.isSet || Task.isCancelled }
 
     /// Follows the folders until `stop`.
     func run() async {

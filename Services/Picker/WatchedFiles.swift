@@ -36,12 +36,13 @@ struct WatchedFiles: Sendable {
         var state: FileState
     }
 
-    /// The rows of files below `folder`.
+    /// The rows of files below `folder`: the paths between "folder/" and "folder0" ("0" follows "/"),
+    /// a range of the primary key.
     func rows(below folder: String) async throws -> [Row] {
-        let prefix = folder.hasSuffix("/") ? folder : folder + "/"
+        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
         return try await database.read { db in
-            try Self.fetch(db, "SELECT path, asset, size, modified, device, inode FROM watchedFile WHERE substr(path, 1, ?) = ?",
-                           [prefix.utf8.count, prefix])
+            try Self.fetch(db, "SELECT path, asset, size, modified, device, inode FROM watchedFile WHERE path > ? AND path < ?",
+                           [base + "/", base + "0"])
         }
     }
 
@@ -110,10 +111,10 @@ struct WatchedFiles: Sendable {
     }
 
     private static func fetch(_ db: Database, _ sql: String, _ arguments: StatementArguments) throws -> [Row] {
-        try GRDB.Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
-            Row(path: row["path"], asset: row["asset"],
-                state: FileState(size: row["size"], modified: row["modified"], device: UInt64(bitPattern: row["device"]),
-                                 inode: UInt64(bitPattern: row["inode"])))
-        }
+        // A cursor: no second copy of every row while a large folder's rows are read.
+        try Array(GRDB.Row.fetchCursor(db, sql: sql, arguments: arguments).map { row in
+            Row(path: row[0], asset: row[1],
+                state: FileState(size: row[2], modified: row[3], device: UInt64(bitPattern: row[4]), inode: UInt64(bitPattern: row[5])))
+        })
     }
 }
