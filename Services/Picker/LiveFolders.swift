@@ -16,7 +16,8 @@ import Glibc
 ///   watchers hear `changed`); a deleted file removes its asset (`Catalog.remove`: its tokens answer
 ///   tokenUnknown, watchers hear `removed`) unless another watched file has the same content;
 /// - a file that reappears elsewhere with the same inode, size and time was moved: its row follows it
-///   and its asset keeps its identifier, whether the move happened while the picker ran or not;
+///   and its asset keeps its identifier, whether the move happened while the picker ran or not (a
+///   path found gone waits `moveWindow` before its asset is removed, so the halves of a move pair up);
 /// - hidden and temporary names are passed over (`WatchedName`), links and anything but regular
 ///   files are never opened (`FolderListing`, `FileState`, `RegularFile`).
 ///
@@ -32,6 +33,9 @@ struct LiveFolders: Sendable {
     let progress: WatchedImportProgress
     let logger: Logger
     var quietPeriod: Duration = .milliseconds(300)
+    /// How long a path found gone waits before its asset is removed: a move whose two halves reach
+    /// the picker apart (a folder listed before its watch saw the file arrive) still pairs up.
+    var moveWindow: Duration = .milliseconds(700)
     var writingTimeout: Duration = .seconds(10)
     var tick: Duration = .milliseconds(100)
     var rescanInterval: Duration = .seconds(30)
@@ -179,18 +183,21 @@ struct LiveFolders: Sendable {
     /// Reconciles the paths that have settled.
     func settle(_ state: inout State) async {
         let now = ContinuousClock.now
-        let ready = state.pending.filter { now - $0.value.last >= quietPeriod && (!$0.value.writing || now - $0.value.last >= writingTimeout) }
-            .map(\.key)
-        let readyFolders = state.vanishedFolders.filter { now - $0.value >= quietPeriod }.map(\.key)
+        var present: [String: FileState] = [:]
+        var vanished: Set<String> = []
+        for (path, pending) in state.pending where now - pending.last >= quietPeriod && (!pending.writing || now - pending.last >= writingTimeout) {
+            if let file = FileState.ofRegularFile(at: path) {
+                present[path] = file
+            } else if now - pending.last >= moveWindow {
+                vanished.insert(path)
+            }
+        }
+        let ready = Array(present.keys) + vanished
+        let readyFolders = state.vanishedFolders.filter { now - $0.value >= moveWindow }.map(\.key)
         guard !ready.isEmpty || !readyFolders.isEmpty else { return }
         for path in ready { state.pending[path] = nil }
         for folder in readyFolders { state.vanishedFolders[folder] = nil }
         do {
-            var present: [String: FileState] = [:]
-            var vanished: Set<String> = []
-            for path in ready {
-                if let file = FileState.ofRegularFile(at: path) { present[path] = file } else { vanished.insert(path) }
-            }
             var rows = try await files.rows(at: ready)
             for folder in readyFolders {
                 for row in try await files.rows(below: folder) where FileState.ofRegularFile(at: row.path) == nil {
