@@ -74,7 +74,8 @@ extension LiveFolders {
         } collect: { index, outcome in
             outcomes[index] = outcome
             completed += 1
-            progress.report(ImportProgress(completed: completed, total: total, file: step[index].path))
+            // The last step is reported once its records are in the catalog (below).
+            if completed < total { progress.report(ImportProgress(completed: completed, total: total, file: step[index].path)) }
         }
         // Changed files whose asset no other file shares keep that asset.
         var keeps: [String?] = []
@@ -121,5 +122,6 @@ extension LiveFolders {
         }
         try await importer.commit(replacing: replacements)
         try await files.save(rows)
+        if completed == total, let last = step.last { progress.report(ImportProgress(completed: total, total: total, file: last.path)) }
     }
 }
