@@ -28,7 +28,7 @@ struct BenchScaleCommand: AsyncParsableCommand {
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-scale-\(getpid())")
         let media = work.appendingPathComponent("media")
         defer { try? FileManager.default.removeItem(at: work) }
-        let folders = try writeImages(into: media)
+        let folders = try TinyPNG.writeFolders(count, into: media)
 
         let (directory, processes) = try await ServiceProcesses.forBench(in: work)
         defer { processes.stop() }
@@ -111,24 +111,6 @@ struct BenchScaleCommand: AsyncParsableCommand {
     }
 
     /// `count` distinct PNGs in folders of 1,000, each file a second older than the one before.
-    func writeImages(into media: URL) throws -> [URL] {
-        let bar = ProgressBar("writing images")
-        let newest = Date()
-        var folders: [URL] = []
-        for index in 0..<count {
-            if index % 1000 == 0 {
-                let folder = media.appendingPathComponent(String(format: "%04d", index / 1000))
-                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-                folders.append(folder)
-            }
-            let file = folders.last!.appendingPathComponent("img-\(index).png")
-            try TinyPNG.make(number: index).write(to: file)
-            try FileManager.default.setAttributes([.modificationDate: newest.addingTimeInterval(-Double(index))], ofItemAtPath: file.path)
-            if index % 500 == 0 || index == count - 1 { bar.update(items: index + 1, of: count, current: "") }
-        }
-        return folders
-    }
-
     func app(_ id: String, access: SetAccessRequest, directory: ServiceDirectory, registry: AppRegistryClient,
              settings: OwnerSettings) async throws -> PhotoLibrary {
         let key = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL(id))

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxCommandLineSupport
 
 /// Small distinct PNG files for `bench scale`: an 8 × 8 RGB image whose pixels spell out a number,
 /// stored with uncompressed deflate blocks (no zlib needed; every decoder reads it). `bench ops`
@@ -11,6 +12,26 @@ enum TinyPNG {
             let value = UInt64(number) &* 0x9E37_79B9_7F4A_7C15 &+ UInt64(row * side + column) &* 0xBF58_476D_1CE4_E5B9
             return (UInt8(truncatingIfNeeded: value >> 16), UInt8(truncatingIfNeeded: value >> 32), UInt8(truncatingIfNeeded: value >> 48))
         }
+    }
+
+    /// Writes `count` distinct small PNGs (`make(number:)`), a second apart in time, in folders of
+    /// 1,000 below `media`; returns the folders.
+    static func writeFolders(_ count: Int, into media: URL) throws -> [URL] {
+        let bar = ProgressBar("writing images")
+        let newest = Date()
+        var folders: [URL] = []
+        for index in 0..<count {
+            if index % 1000 == 0 {
+                let folder = media.appendingPathComponent(String(format: "%04d", index / 1000))
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                folders.append(folder)
+            }
+            let file = folders.last!.appendingPathComponent("img-\(index).png")
+            try make(number: index).write(to: file)
+            try FileManager.default.setAttributes([.modificationDate: newest.addingTimeInterval(-Double(index))], ofItemAtPath: file.path)
+            if index % 500 == 0 || index == count - 1 { bar.update(items: index + 1, of: count, current: "") }
+        }
+        return folders
     }
 
     /// An 8-bit RGB PNG of `width` × `height` whose pixels `pixel(row, column)` gives.

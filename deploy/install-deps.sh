@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Lightbox needs on Debian 12 (with Swift already installed), only what is missing.
 # Called by `make run` and `make test`; safe to run again.
-#   --bench        also the baselines `lightbox bench media` measures against (vipsthumbnail; exiftool is always installed)
+#   --bench        also the baselines `lightbox bench media` measures against (vipsthumbnail; also a test package, as is exiftool)
 #   --build-only   only what building needs (the Containerfile): no browser, test tools or Python packages
 set -euo pipefail
 
@@ -14,7 +14,8 @@ test_packages=(chromium chromium-driver  # the owner's surface is tested in head
   python3-venv                           # the Python package is tested from a fresh virtual environment
   xdg-desktop-portal dbus dbus-bin       # lightbox-portal is tested behind Debian's portal frontend on a private session bus
   python3-dbusmock python3-gi            # the desktop's own file chooser backend, and the desktop apps, in those tests
-  libglib2.0-bin)                        # gdbus: the tests wait for names on that bus
+  libglib2.0-bin                         # gdbus: the tests wait for names on that bus
+  libvips-tools)                         # vips, vipsthumbnail: `bench import`'s photos and baseline, checked by its smoke test
 build_only=false
 for argument in "$@"; do
   case "$argument" in

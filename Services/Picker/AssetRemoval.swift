@@ -24,9 +24,12 @@ extension Catalog {
         return removed.map(\.identifier)
     }
 
-    private func removeUnusedFiles(of asset: AssetRecord) async throws {
+    /// Removes the stored files of `asset` that no asset in the catalog uses any more.
+    func removeUnusedFiles(of asset: AssetRecord) async throws {
         let (pathInUse, contentInUse) = try await database.detachedRead { db in
-            (try AssetRecord.filter(Column("storedPath") == asset.storedPath).fetchCount(db) > 0,
+            // A stored path names its content (`<hash>…`), so asking by the indexed content hash
+            // first reads only that content's rows, not the whole table.
+            (try AssetRecord.filter(Column("contentHash") == asset.contentHash && Column("storedPath") == asset.storedPath).fetchCount(db) > 0,
              try AssetRecord.filter(Column("contentHash") == asset.contentHash).fetchCount(db) > 0)
         }
         if !pathInUse {

@@ -137,6 +137,20 @@ enum CatalogDatabase {
                     """)
             }
         }
+        migrator.registerMigration("v9 watched folders' files") { db in
+            // What the picker last saw of each file in a watched folder (`--watch`), so a restart
+            // compares sizes, times and inodes instead of reading every file again. `asset` is null
+            // for a file that is not media (or did not decode as it stood).
+            try db.execute(sql: """
+                CREATE TABLE watchedFile (
+                    path TEXT PRIMARY KEY NOT NULL,
+                    asset TEXT REFERENCES asset(identifier) ON DELETE SET NULL,
+                    size INTEGER NOT NULL, modified INTEGER NOT NULL, device INTEGER NOT NULL, inode INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX watchedFile_on_asset ON watchedFile (asset);
+                CREATE INDEX watchedFile_on_inode ON watchedFile (inode);
+                """)
+        }
         return migrator
     }
 }

@@ -25,18 +25,25 @@ enum FolderListing {
 
     /// Every regular file below `folder`, sorted by path.
     static func regularFiles(below folder: URL) throws(LightboxError) -> [URL] {
+        try tree(below: folder).files.sorted().map { URL(fileURLWithPath: $0, isDirectory: false) }
+    }
+
+    /// The paths of the regular files below `folder`, and of the folders walked (`folder` first),
+    /// in no particular order.
+    static func tree(below folder: URL) throws(LightboxError) -> (files: [String], folders: [String]) {
         var walk = Walk()
         let root = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard root >= 0 else {
             throw LightboxError(.notFound, "\(folder.path) is not a folder the picker can read (\(String(cString: strerror(errno)))).")
         }
         try walk.list(root, path: folder.path, depth: 0)
-        return walk.files.sorted().map { URL(fileURLWithPath: $0, isDirectory: false) }
+        return (walk.files, walk.folders)
     }
 
     /// Depth first: only the folders on the current path are open (at most `maximumDepth`).
     private struct Walk {
         var files: [String] = []
+        var folders: [String] = []
         var seen: Set<FolderIdentity> = []
 
         struct FolderIdentity: Hashable {
@@ -55,6 +62,7 @@ enum FolderListing {
                 return
             }
             defer { closedir(directory) }
+            self.folders.append(path)
             guard depth <= FolderListing.maximumDepth else {
                 throw LightboxError(.badRequest, "\(path) is more than \(FolderListing.maximumDepth) folders deep; import a folder nearer to it.")
             }

@@ -294,12 +294,14 @@ struct LibraryImporter: Sendable {
     @discardableResult
     func commit(_ records: [AssetRecord]) async throws -> Set<String> {
         guard !records.isEmpty else { return [] }
-        let catalog = self.catalog
-        let files = records.flatMap { record in
-            [catalog.originalURL(of: record)] + (record.pairedPath.map { [catalog.originals.appendingPathComponent($0)] } ?? [])
-        }
+        let files = records.flatMap(storedFiles)
         try await onPool { try DurableFiles.sync(files) }
         return try await catalog.insert(records)
+    }
+
+    /// The files stored for a record: its original, and a Live Photo's movie.
+    func storedFiles(of record: AssetRecord) -> [URL] {
+        [catalog.originalURL(of: record)] + (record.pairedPath.map { [catalog.originals.appendingPathComponent($0)] } ?? [])
     }
 
     /// Images must decode before they join the library; one that does not leaves no stored copy.

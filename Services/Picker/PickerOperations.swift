@@ -21,7 +21,8 @@ extension PickerService {
         PortalFeature(picks: picks, provider: provider, revocations: portalRevocations, logger: logger).register(in: &table)
         ImagesFeature(access: access, renditions: renditions, cloud: cloud, imageRequests: imageRequests).register(in: &table)
         VideosFeature(access: access, renditions: renditions, cloud: cloud, catalog: catalog, streamer: streamer).register(in: &table)
-        OwnerFeature(catalog: catalog, renditions: renditions, cloud: cloud, importer: importer).register(in: &table)
+        OwnerFeature(catalog: catalog, renditions: renditions, cloud: cloud, importer: importer, watchedImports: watchedImports)
+            .register(in: &table)
         return table
     }
 }

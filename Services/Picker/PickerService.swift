@@ -21,6 +21,8 @@ public final class PickerService: Service {
         public var pendingPicksPerApp = 16
         /// Folders imported (idempotently) before serving.
         public var importOnStart: [URL] = []
+        /// Folders the library follows while serving (`LiveFolders`).
+        public var watchFolders: [URL] = []
         /// How long requests being handled get to finish at shutdown before they are cancelled.
         public var shutdownGracePeriod: Duration = .seconds(5)
         /// Connections one app may hold to this service at once; one more is refused in its handshake.
@@ -73,6 +75,8 @@ public final class PickerService: Service {
     let fileTickets = FileTickets()
     /// lightbox-portal's watches of revoked desktop apps.
     let portalRevocations = PortalRevocations()
+    /// The watched folders' imports, for the owner's pages.
+    let watchedImports = WatchedImportProgress()
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
     let deliverySocket = DeliverySocketSlot()
     let keys: KeyDirectory
@@ -178,10 +182,15 @@ public final class PickerService: Service {
             logger.warning("no delivery by file descriptor", metadata: ["reason": "\(error)"])
         }
         defer { deliverySocket.close() }
+        // The watched folders are imported and followed in the background, while the library is served.
+        let liveFolders = LiveFolders(roots: watchedRoots(), importer: importer, progress: watchedImports, logger: logger)
+        async let following: Void = liveFolders.run()
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()
         try? await gracefulShutdown()
         logger.info("lightbox-picker stopping")
+        liveFolders.stop()
+        await following
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.reply.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."),
@@ -189,6 +198,21 @@ public final class PickerService: Service {
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
+    }
+}
+
+extension PickerService {
+    /// The watched folders that can be followed, resolved; one that cannot is reported, not fatal.
+    func watchedRoots() -> [String] {
+        var roots: [String] = []
+        for folder in configuration.watchFolders {
+            do throws(LightboxError) {
+                roots.append(try LibraryImporter.validatedFolder(folder.path).path)
+            } catch {
+                logger.error("cannot watch a folder", metadata: ["folder": "\(folder.path)", "reason": "\(error.message)"])
+            }
+        }
+        return roots
     }
 }
 

@@ -37,6 +37,14 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(name: .customLong("import"), help: "A folder to import before serving (repeatable; re-imports change nothing).")
     var importFolders: [String] = []
 
+    @Option(name: .customLong("watch"), help: ArgumentHelp("""
+        A folder the library follows (repeatable): what is in it is imported in the background, then new, \
+        changed, moved and deleted files are followed live, and a restart catches up with what changed \
+        meanwhile. Env: LIGHTBOX_PICKER_WATCH (folders separated by colons).
+        """, valueName: "folder"))
+    var watchFolders: [String] = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_WATCH"]
+        .map { $0.split(separator: ":").map(String.init) } ?? []
+
     @Option(help: "The cloud tier's folder, where offloaded originals live (default DATA/picker/cloud).")
     var cloudFolder: String?
 
@@ -88,6 +96,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.tokenLifetime = .seconds(tokenLifetime)
         configuration.pickTimeout = .seconds(pickTimeout)
         configuration.importOnStart = importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        configuration.watchFolders = watchFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudFolder = cloudFolder.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudBandwidth = cloudBandwidth
         configuration.derivedQuota = Int64(derivedQuotaMb) << 20

@@ -139,6 +139,18 @@ actor OwnerFeed {
                     await self.set(prompts: try await settings.prompts(waitingUpTo: wait))
                 }
             }
+            // The watched folders' imports show on the Library page as the page's own imports do.
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        for try await step in owner.watchedImports() { await self.broadcast(event: "import", json: Surface.json(step)) }
+                    } catch {
+                        guard !Task.isCancelled else { return }
+                        self.logger.notice("following the watched folders' imports again in a moment", metadata: ["reason": "\(error)"])
+                    }
+                    try? await Task.sleep(for: .seconds(2))
+                }
+            }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(15))

@@ -89,6 +89,38 @@ public struct OwnerSurface: Sendable {
     }
 
     /// Imports a folder (the picker reads it: give a path the picker's machine can see).
+    /// The imports of the folders the picker watches (`lightbox-picker --watch`), as they go: the
+    /// running one's progress at once, then every step (at most ten a second, and the last). Ends
+    /// only with the connection (a restarted picker has forgotten the request: follow again).
+    public func watchedImports() -> AsyncThrowingStream<ImportProgress, Error> {
+        let picker = self.picker
+        let before = picker.disconnections
+        let replies = picker.send(.watchedImports, Empty(), timeout: .seconds(365 * 86_400))
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        do {
+                            for try await reply in replies where reply.status == .event {
+                                continuation.yield(try reply.body(ImportProgress.self))
+                            }
+                            continuation.finish()
+                        } catch {
+                            continuation.finish(throwing: error)
+                        }
+                    }
+                    group.addTask {
+                        while picker.disconnections == before, !Task.isCancelled { try? await Task.sleep(for: .seconds(1)) }
+                        continuation.finish(throwing: LightboxError(.cancelled, "The connection to lightbox-picker was lost; follow its imports again."))
+                    }
+                    await group.next()
+                    group.cancelAll()
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
     public func importLibrary(
         at path: String, progress: @Sendable (ImportProgress) -> Void = { _ in }
     ) async throws -> ImportSummary {

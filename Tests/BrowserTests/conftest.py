@@ -32,7 +32,7 @@ class Stack:
     """The three processes, and how to reach them as the owner, an app or a browser."""
 
     # Nothing opens the sheet on the test machine's desktop unless a test says so (--open-command).
-    def __init__(self, root, import_folders, surface_arguments=("--open-command", "none")):
+    def __init__(self, root, import_folders, surface_arguments=("--open-command", "none"), watch_folders=()):
         self.root = root
         self.data = os.path.join(root, "d")
         self.auth_endpoint = f"ipc://{root}/auth.sock"
@@ -46,6 +46,8 @@ class Stack:
         picker = common + ["--endpoint", self.picker_endpoint, "--auth-endpoint", self.auth_endpoint]
         for folder in import_folders:
             picker += ["--import", folder]
+        for folder in watch_folders:
+            picker += ["--watch", folder]
         self.start("lightbox-picker", picker)
         self.start("lightbox-surface", common + ["--listen", f"127.0.0.1:{self.port}", "--auth-endpoint", self.auth_endpoint,
                                                  "--picker-endpoint", self.picker_endpoint, *surface_arguments])

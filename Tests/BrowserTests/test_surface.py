@@ -356,3 +356,29 @@ def test_time_from_pick_to_sheet(tmp_path, size):
     finally:
         browser.quit()
         stack.stop()
+
+
+def test_the_library_page_shows_a_watched_folders_import():
+    """lightbox-picker --watch: a folder of photos arriving in a watched folder is imported in the
+    background, and the Library page shows the import's progress as it shows its own imports."""
+    import tempfile
+    root = tempfile.mkdtemp(prefix="lbw-", dir="/tmp")
+    watched = os.path.join(root, "pictures")
+    os.makedirs(watched)
+    stack = Stack(root, [], watch_folders=[watched])
+    browser = make_browser()
+    try:
+        browser.get(stack.login_url())
+        browser.get(stack.base + "/library")
+        # The page has its first state from /events: it hears what comes next.
+        wait(browser, lambda driver: driver.find_element(By.TAG_NAME, "body").get_attribute("data-waiting") is not None)
+        card = os.path.join(root, "card")
+        write_tiny_pngs(card, 20)
+        os.rename(card, os.path.join(watched, "card"))
+        wait(browser, lambda driver: driver.find_element(By.ID, "import-status").text.startswith("20 of 20: "), timeout=30)
+        bar = browser.find_element(By.ID, "import-progress")
+        assert bar.is_displayed() and bar.get_attribute("max") == "20" and bar.get_attribute("value") == "20"
+        assert len(stack.assets()) == 20
+    finally:
+        browser.quit()
+        stack.stop()

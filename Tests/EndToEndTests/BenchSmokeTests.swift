@@ -53,4 +53,20 @@ import Testing
         }
         #expect(output.contains("60 assets"), "the library is not the size asked:\n\(output)")
     }
+
+    @Test func benchImportTimesAWatchingPickerAgainstVipsthumbnail() async throws {
+        let (output, status) = try await lightbox(["bench", "import", "--count", "3", "--rounds", "1"])
+        #expect(status == 0, "bench import failed:\n\(output)")
+        for line in ["round 1: lightbox --watch ", "lightbox --watch first scan", "vipsthumbnail ", "ratio (lightbox/vips)"] {
+            #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
+        }
+    }
+
+    @Test func benchWatchTimesCatchUpsOnRestart() async throws {
+        let (output, status) = try await lightbox(["bench", "watch", "--files", "200"])
+        #expect(status == 0, "bench watch failed:\n\(output)")
+        for line in ["first scan (all imported)", "restart, nothing changed", "restart, 1% changed (2)"] {
+            #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
+        }
+    }
 }

@@ -11,11 +11,13 @@ struct OwnerFeature: Sendable {
     let renditions: RenditionStore
     let cloud: CloudTier
     let importer: LibraryImporter
+    let watchedImports: WatchedImportProgress
 
     func register(in table: inout OperationTable) {
         table.on(Operations.thumbnail) { _, body, context in try await thumbnail(body, &context) }
         table.on(Operations.assetDetails) { _, body, _ in try await assetDetails(body) }
         table.on(Operations.importLibrary) { _, body, context in try await importLibrary(body, context) }
+        table.later(Operations.watchedImports) { [watchedImports] _, _, _, reply in watchedImports.follow(reply) }
         table.on(Operations.ownerDelete) { _, body, _ in try await ownerDelete(body) }
         table.on(Operations.offload) { _, body, _ in try await cloud.offload(try await ownedAsset(body.asset)); return Empty() }
         table.on(Operations.restore) { _, body, _ in try await cloud.restore(try await ownedAsset(body.asset)); return Empty() }

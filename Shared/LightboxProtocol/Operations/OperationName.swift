@@ -29,6 +29,7 @@ public struct OperationName: WireName {
     public static let cancelPick = OperationName(rawValue: "owner.cancel")
     public static let revoke = OperationName(rawValue: "owner.revoke")
     public static let importLibrary = OperationName(rawValue: "owner.import")
+    public static let watchedImports = OperationName(rawValue: "owner.watchedImports")
     public static let thumbnail = OperationName(rawValue: "owner.thumbnail")
     public static let assetDetails = OperationName(rawValue: "owner.asset")
 

@@ -46,6 +46,8 @@ public enum Operations {
     public static let cancelPick = Operation<Owner, CancelPickRequest, Empty>(.cancelPick)
     public static let revoke = Operation<Owner, RevokeRequest, RevokeResponse>(.revoke)
     public static let importLibrary = Operation<Owner, ImportRequest, ImportSummary>(.importLibrary)
+    /// The watched folders' imports as they go: `event` replies of `ImportProgress`; never a final reply.
+    public static let watchedImports = Operation<Owner, Empty, Empty>(.watchedImports)
     public static let ownerDelete = Operation<Owner, DeleteAssetsRequest, DeleteAssetsResponse>(.ownerDelete)
     public static let offload = Operation<Owner, AssetRequest, Empty>(.offload)
     public static let restore = Operation<Owner, AssetRequest, Empty>(.restore)
@@ -106,7 +108,7 @@ public enum Operations {
         requestImage.declaration, cancelImage.declaration, requestVideo.declaration, imageProperties.declaration,
         pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, choose.declaration,
         cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
-        restore.declaration,
+        restore.declaration, watchedImports.declaration,
         portalPick.declaration, portalLoad.declaration, portalCancel.declaration, portalRevocations.declaration,
     ]
 
