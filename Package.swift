@@ -179,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "LightboxBench",
             dependencies: [
-                "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxProtocol", "LightboxTransport", "Media",
+                "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxObjectStore", "LightboxProtocol", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Bench"

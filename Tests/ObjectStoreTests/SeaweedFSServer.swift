@@ -74,6 +74,8 @@ final class SeaweedFSServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: root)
     }
 
+    var isRunning: Bool { process.isRunning }
+
     /// Ends the server but keeps its folder (the store is "down").
     func kill() {
         guard process.isRunning else { return }
