@@ -87,7 +87,16 @@ public final class S3Client: Sendable {
         let failure: @Sendable (any Error) -> ObjectStoreError = { [endpoint = self.endpoint, timeouts = self.timeouts] error in
             Self.transportFailure(error, endpoint: endpoint, timeouts: timeouts, doing: doing)
         }
-        return ObjectBody(contentLength: length, body: response.body, failure: failure)
+        let start = range?.lowerBound ?? 0
+        let etag = response.headers.first(name: "etag")
+        let reopen: @Sendable (Int64) async throws -> HTTPClientResponse.Body = { [self] offset in
+            var headers: [(name: String, value: String)] = [(name: "range", value: "bytes=\(start + offset)-\(start + length - 1)")]
+            if let etag { headers.append((name: "if-match", value: etag)) }
+            let resumed = try await send(.GET, bucket: bucket, key: key, headers: headers, doing: doing)
+            try await requireSuccess(resumed, doing: doing)
+            return resumed.body
+        }
+        return ObjectBody(contentLength: length, body: response.body, reopen: reopen, failure: failure)
     }
 
     /// Removes the object (removing one that is not there succeeds, as S3 does).
