@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
@@ -77,6 +79,21 @@ let package = Package(
             name: "LightboxStorage",
             dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
             path: "Shared/LightboxStorage"
+        ),
+
+        // Originals on an S3-compatible store: AWS Signature V4 and a streaming S3 client over async-http-client.
+        .target(
+            name: "LightboxObjectStore",
+            dependencies: [
+                "LightboxProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
+            ],
+            path: "Shared/LightboxObjectStore"
         ),
 
         .target(name: "Media", dependencies: ["CLinux", "CExif", "CWebP", "CHeif", "CAVFormat", "CVips", "LightboxProtocol"], path: "Services/Media"),
@@ -162,7 +179,7 @@ let package = Package(
         .executableTarget(
             name: "LightboxBench",
             dependencies: [
-                "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxProtocol", "LightboxTransport", "Media",
+                "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxObjectStore", "LightboxProtocol", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Bench"
@@ -170,6 +187,11 @@ let package = Package(
 
         .testTarget(name: "LightboxProtocolTests", dependencies: ["LightboxProtocol"], path: "Tests/LightboxProtocolTests"),
         .testTarget(name: "LightboxTransportTests", dependencies: ["LightboxTransport", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/LightboxTransportTests"),
+        .testTarget(
+            name: "ObjectStoreTests",
+            dependencies: ["LightboxObjectStore", "LightboxProtocol", .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio")],
+            path: "Tests/ObjectStoreTests"
+        ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),

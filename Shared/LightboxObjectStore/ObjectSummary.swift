@@ -1,0 +1,20 @@
+/// What the store says about one object (HEAD, or a listing's entry).
+public struct ObjectSummary: Sendable, Equatable {
+    public let key: String
+    public let size: Int64
+    /// The entity tag, quotes removed.
+    public let etag: String?
+
+    public init(key: String, size: Int64, etag: String?) {
+        self.key = key
+        self.size = size
+        self.etag = etag
+    }
+}
+
+/// One page of a ListObjectsV2 answer.
+public struct ObjectListingPage: Sendable {
+    public let objects: [ObjectSummary]
+    /// Pass it back to read the next page; nil on the last.
+    public let continuationToken: String?
+}

