@@ -40,6 +40,7 @@ enum Pages {
         \(body)
         </main>
         <div id="overlay" class="overlay" hidden></div>
+        <div id="layer" class="overlay layer" hidden></div>
         </body>
         </html>
         """

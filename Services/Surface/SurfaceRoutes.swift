@@ -42,6 +42,7 @@ struct SurfaceRoutes: Sendable {
         }
         router.get("/api/assets") { request, _ in try await assetPage(request) }
         router.get("/thumb") { request, _ in try await thumbnail(request) }
+        router.get("/media") { request, _ in try await media(request) }
         router.get("/api/apps/detail") { request, _ in json(try await settings.accessDetail(of: try required(request, "app"))) }
 
         router.post("/api/picks/choose") { request, _ in
@@ -135,6 +136,43 @@ struct SurfaceRoutes: Sendable {
         var headers = caching
         headers[.contentType] = "image/jpeg"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
+    }
+
+    /// A preview's movie or animated original, streamed with range requests (a video element seeks
+    /// with them), a bounded chunk at a time from the picker.
+    func media(_ request: Request) async throws -> Response {
+        let asset = try required(request, "asset")
+        guard let part = MediaRangePart(rawValue: request.uri.queryParameters.get("part") ?? "") else {
+            throw HTTPError(.badRequest, message: "The address needs ?part=movie or ?part=original.")
+        }
+        let owner = self.owner
+        let first = try await owner.mediaRange(of: asset, part, offset: 0, length: 0).info
+        let total = first.totalBytes
+        var headers: HTTPFields = [.acceptRanges: "bytes", .cacheControl: "private, max-age=3600",
+                                   .contentType: first.type.preferredMIMEType ?? "application/octet-stream"]
+        let range: ByteRange, status: HTTPResponse.Status
+        switch ByteRange.resolve(request.headers[.range], total: total) {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(total)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            (range, status) = (ByteRange(start: 0, end: total - 1), .ok)
+        case .range(let asked):
+            (range, status) = (asked, .partialContent)
+            headers[.contentRange] = "bytes \(asked.start)-\(asked.end)/\(total)"
+        }
+        headers[.contentLength] = String(max(range.count, 0))
+        return Response(status: status, headers: headers, body: ResponseBody { writer in
+            var offset = range.start
+            while offset <= range.end {
+                let length = Int(min(Int64(MediaRangeRequest.maximumLength), range.end - offset + 1))
+                let bytes = try await owner.mediaRange(of: asset, part, offset: offset, length: length).bytes
+                guard !bytes.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                offset += Int64(bytes.count)
+            }
+            try await writer.finish(nil)
+        })
     }
 
     func activity(_ request: Request, _ context: SurfaceContext) async throws -> Response {

@@ -4,6 +4,7 @@
 // waiting, so a pick that has ended (a reload right after Cancel) never flashes up again.
 import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
+import { openSelected } from "./selected.js";
 import { api, element, notify } from "./surface.js";
 
 let current = null; // { kind: "pick" | "prompt" | "editor", id }
@@ -119,7 +120,12 @@ function pickSheet(pick) {
     full.textContent = limit > 1 && selection.length >= limit ? `You can choose up to ${limit}.` : "";
     add.textContent = selection.length > 0 ? `Add (${selection.length})` : "Add";
     add.disabled = selection.length === 0;
+    review.textContent = `Selected (${selection.length})`;
+    review.disabled = selection.length === 0;
   };
+  // The chosen items in order, to remove (or, for an ordered pick, reorder) before adding.
+  const review = element("button", { type: "button", class: "review", id: "sheet-selected" });
+  review.addEventListener("click", () => openSelected(grid, { ordered, onClose: () => review.focus() }));
   // The answer's toast shows unless the next sheet has already taken the overlay.
   const tell = (text) => { if (node.isConnected || document.getElementById("overlay").hidden) notify(text); };
   add = button("Add", async () => {
@@ -130,7 +136,7 @@ function pickSheet(pick) {
     await api("POST", "/api/picks/cancel", { pick: pick.pick });
     tell(`${pick.appName} gets nothing.`);
   }, { id: "sheet-cancel" });
-  const body = element("div", { class: "sheet-body" }, element("p", { class: "counter-line" }, counter, full), scroll,
+  const body = element("div", { class: "sheet-body" }, element("div", { class: "counter-line" }, element("p", {}, counter, full), review), scroll,
     element("label", { class: "switch" }, removeLocation, " Remove location"));
   node = sheet(pick.sentence, body, [cancel, add], { wide: true });
   node.dataset.pick = pick.pick;

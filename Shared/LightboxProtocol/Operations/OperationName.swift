@@ -31,6 +31,7 @@ public struct OperationName: WireName {
     public static let importLibrary = OperationName(rawValue: "owner.import")
     public static let thumbnail = OperationName(rawValue: "owner.thumbnail")
     public static let assetDetails = OperationName(rawValue: "owner.asset")
+    public static let mediaRange = OperationName(rawValue: "owner.media")
 
     // The owner, on the auth service.
     public static let registerApp = OperationName(rawValue: "owner.apps.register")
