@@ -21,16 +21,24 @@ struct SurfaceRoutes: Sendable {
         router.get("/login") { request, _ in try await logIn(request) }
         router.get("/static/:file") { _, context in try staticFile(context.parameters.get("file") ?? "") }
 
-        router.get("/") { _, context in
-            Pages.page(.picks, title: "Requests", csrf: context.session?.csrf ?? "", body: Pages.requests(await feed.current))
+        router.get("/") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.picks, title: strings("Requests"), csrf: context.session?.csrf ?? "",
+                              body: Pages.requests(await feed.current, strings: strings), strings: strings)
         }
-        router.get("/library") { _, context in Pages.page(.library, title: "Library", csrf: context.session?.csrf ?? "", body: Pages.library()) }
+        router.get("/library") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.library, title: strings("Library"), csrf: context.session?.csrf ?? "", body: Pages.library(), strings: strings)
+        }
         router.get("/asset") { request, context in
             let details = try await owner.details(of: try required(request, "id"))
-            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "", body: Pages.asset(details))
+            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "", body: Pages.asset(details),
+                              strings: Self.strings(request))
         }
-        router.get("/privacy") { _, context in
-            Pages.page(.privacy, title: "Privacy", csrf: context.session?.csrf ?? "", body: Pages.privacy(try await settings.apps()))
+        router.get("/privacy") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.privacy, title: strings("Privacy"), csrf: context.session?.csrf ?? "",
+                              body: Pages.privacy(try await settings.apps(), strings: strings), strings: strings)
         }
         router.get("/activity") { request, context in try await activity(request, context) }
 
@@ -192,8 +200,10 @@ struct SurfaceRoutes: Sendable {
             audit.until = start.addingTimeInterval(86_400)
         }
         let page = try await settings.audit(audit)
-        return Pages.page(.activity, title: "Activity", csrf: context.session?.csrf ?? "",
-                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next))
+        let strings = Self.strings(request)
+        return Pages.page(.activity, title: strings("Activity"), csrf: context.session?.csrf ?? "",
+                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next, strings: strings),
+                          strings: strings)
     }
 
     /// Imports in the background; the pages hear its progress as `import` events.
@@ -214,6 +224,11 @@ struct SurfaceRoutes: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The page's words, in the language the browser asks for.
+    static func strings(_ request: Request) -> SurfaceStrings {
+        SurfaceStrings(language: SurfaceLanguage(acceptLanguage: request.headers[.acceptLanguage]))
+    }
 
     func staticFile(_ name: String) throws -> Response {
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]

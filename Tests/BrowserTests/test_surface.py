@@ -73,6 +73,16 @@ def pick_in_background(stack, app, **options):
     return thread
 
 
+def ask_access_in_background(stack, app, level="readWrite"):
+    """An app asks for library access; the thread's outcome is the status the owner's answer gives."""
+    def ask(connection):
+        with stack.directory.photo_library(app) as library:
+            return library.request_authorization(level, timeout=60)
+    thread = AppThread(stack, app, ask)
+    thread.start()
+    return thread
+
+
 def sample_bytes(name):
     with open(os.path.join(SAMPLES, name), "rb") as handle:
         return handle.read()
@@ -202,12 +212,7 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
     identifiers = {asset.file_name: asset.identifier for asset in stack.assets()}
     browser.get(stack.base + "/")
 
-    def ask(connection):
-        with stack.directory.photo_library("editor") as library:
-            return library.request_authorization("readWrite", timeout=60)
-
-    app = AppThread(stack, "editor", ask)
-    app.start()
+    app = ask_access_in_background(stack, "editor")
     alert = open_sheet(browser, ".sheet.alert")
     assert "“Photo Editor” Would Like to Access Your Photos" in alert.text and "To edit the photos you choose" in alert.text
     shoot("05-authorization-alert")

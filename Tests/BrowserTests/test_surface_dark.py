@@ -8,7 +8,7 @@ import os
 from selenium.webdriver.common.by import By
 
 from conftest import SCREENSHOTS
-from test_surface import AppThread, click, open_sheet, pick_in_background, sheet_gone, wait
+from test_surface import ask_access_in_background, click, open_sheet, pick_in_background, sheet_gone, wait
 from test_surface_phone import emulate, keys
 from selenium.webdriver.common.keys import Keys
 
@@ -77,11 +77,7 @@ def test_light_and_dark_at_both_sizes(stack, browser):
 
                 asker_id = f"shade-{mode}-{width}"
                 stack.register(asker_id, "Shade App", usage="To print your photos")
-                def ask(connection, app=asker_id):
-                    with stack.directory.photo_library(app) as library:
-                        return library.request_authorization("readWrite", timeout=60)
-                asker = AppThread(stack, asker_id, ask)
-                asker.start()
+                asker = ask_access_in_background(stack, asker_id)
                 open_sheet(browser, ".sheet.alert")
                 for css in ("#overlay h2", "#overlay .reason", "#allow-full", "#deny"):
                     readable(browser, css, f"the alert ({mode}, {width})")

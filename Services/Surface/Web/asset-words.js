@@ -1,6 +1,8 @@
 // How an asset is named to a person: its kind and date for a screen reader ("Video, 0:42, 3 March
 // 2025, 14:02"), and the badges on its thumbnail (a duration, GIF or WebP, LIVE, the cloud).
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeStyle: "short" });
+import { locale, t } from "./strings.js";
+
+const when = new Intl.DateTimeFormat(locale, { dateStyle: "long", timeStyle: "short" });
 
 // "Video, 0:42, 3 March 2025, 14:02" in the browser's language; what a screen reader says for a cell.
 export function describe(asset) {
@@ -8,22 +10,22 @@ export function describe(asset) {
   if (asset.mediaType === "video" && asset.duration != null) parts.push(duration(asset.duration));
   const created = new Date(asset.creationDate);
   if (!Number.isNaN(created.getTime())) parts.push(when.format(created));
-  if (asset.isInCloud) parts.push("in the cloud");
-  return parts.join(", ");
+  if (asset.isInCloud) parts.push(t("in the cloud"));
+  return parts.join(t(", "));
 }
 
 function kind(asset) {
   const subtypes = asset.subtypes || [];
   if (asset.mediaType === "video") {
-    if (subtypes.includes("slomo") || subtypes.includes("highFrameRate")) return "Slow-motion video";
-    if (subtypes.includes("timelapse")) return "Time-lapse video";
-    return "Video";
+    if (subtypes.includes("slomo") || subtypes.includes("highFrameRate")) return t("Slow-motion video");
+    if (subtypes.includes("timelapse")) return t("Time-lapse video");
+    return t("Video");
   }
-  if (subtypes.includes("animated")) return "Animated " + animatedFormat(asset);
-  if (subtypes.includes("livePhoto")) return "Live Photo";
-  if (subtypes.includes("screenshot")) return "Screenshot";
-  if (subtypes.includes("panorama")) return "Panorama";
-  return "Photo";
+  if (subtypes.includes("animated")) return t("Animated {format}", { format: animatedFormat(asset) });
+  if (subtypes.includes("livePhoto")) return t("Live Photo");
+  if (subtypes.includes("screenshot")) return t("Screenshot");
+  if (subtypes.includes("panorama")) return t("Panorama");
+  return t("Photo");
 }
 
 // An animated image's badge names its real format: an animated WebP is not a GIF.
@@ -32,7 +34,7 @@ function animatedFormat(asset) {
   if (type === "com.compuserve.gif") return "GIF";
   if (type === "org.webmproject.webp") return "WebP";
   if (type === "public.png") return "PNG";
-  return "image";
+  return t("image");
 }
 
 export function badgeTexts(asset) {

@@ -7,11 +7,12 @@
 // offers Retry.
 import { badgeTexts, describe } from "./asset-words.js";
 import { openPreview } from "./preview.js";
+import { t } from "./strings.js";
 import { api, element } from "./surface.js";
 
 export class AssetGrid {
   constructor(node, { pick = null, filter = null, mode = "browse", limit = 0, ordered = false, preselected = [], onChange = () => {},
-    label = "Photos and videos", emptyTitle = "No photos match", emptyText = "" } = {}) {
+    label = t("Photos and videos"), emptyTitle = t("No photos match"), emptyText = "" } = {}) {
     this.element = node;
     this.pick = pick;
     this.filter = filter;
@@ -78,9 +79,9 @@ export class AssetGrid {
   showError(message) {
     this.failed = true;
     this.element.dataset.error = message;
-    const retry = element("button", { type: "button", class: "retry" }, "Retry");
+    const retry = element("button", { type: "button", class: "retry" }, t("Retry"));
     const note = element("div", { class: "grid-note error-note", role: "alert" },
-      element("h3", {}, "The photos could not be loaded"), element("p", {}, message), retry);
+      element("h3", {}, t("The photos could not be loaded")), element("p", {}, message), retry);
     retry.addEventListener("click", () => {
       note.remove();
       delete this.element.dataset.error;
@@ -118,7 +119,7 @@ export class AssetGrid {
     cell.addEventListener("focus", () => this.rove(cell));
     this.listenForLongPress(cell, asset.identifier);
     // The zoom button is for the pointer; from the keyboard, Space previews the focused cell.
-    const zoom = element("button", { type: "button", class: "zoom", tabindex: "-1", "aria-label": "Preview: " + describe(asset) }, "⤢");
+    const zoom = element("button", { type: "button", class: "zoom", tabindex: "-1", "aria-label": t("Preview: {name}", { name: describe(asset) }) }, "⤢");
     zoom.addEventListener("click", () => this.preview(asset.identifier));
     this.sentinel.before(element("div", { class: "tile" }, cell, zoom));
     this.cells.set(asset.identifier, cell);

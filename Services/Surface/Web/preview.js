@@ -5,6 +5,7 @@
 // click in the grid does; Escape closes the preview and leaves the sheet as it was.
 import { describe } from "./asset-words.js";
 import { close, present } from "./dialog.js";
+import { t } from "./strings.js";
 import { element } from "./surface.js";
 
 export function openPreview(grid, identifier) {
@@ -15,10 +16,10 @@ export function openPreview(grid, identifier) {
   const position = element("span", { class: "position", id: "preview-position" });
   const stage = element("div", { class: "stage", id: "preview-stage" });
   const note = element("p", { class: "limit-note", id: "preview-note", role: "status", "aria-live": "polite" });
-  const previous = element("button", { type: "button", id: "preview-previous" }, "‹ Previous");
-  const next = element("button", { type: "button", id: "preview-next" }, "Next ›");
+  const previous = element("button", { type: "button", id: "preview-previous" }, "‹ " + t("Previous"));
+  const next = element("button", { type: "button", id: "preview-next" }, t("Next") + " ›");
   const choose = element("button", { type: "button", id: "preview-select", class: "primary" });
-  const closing = element("button", { type: "button", id: "preview-close", "aria-label": "Close the preview" }, "✕");
+  const closing = element("button", { type: "button", id: "preview-close", "aria-label": t("Close the preview") }, "✕");
   const done = () => {
     close(layer);
     grid.focusCell(current); // back on the grid, where the preview left off
@@ -31,7 +32,7 @@ export function openPreview(grid, identifier) {
     const order = [...grid.assets.keys()];
     const index = order.indexOf(target);
     title.textContent = describe(asset);
-    position.textContent = `${index + 1} of ${order.length}`;
+    position.textContent = t("{count} of {limit}", { count: index + 1, limit: order.length });
     previous.disabled = index <= 0;
     next.disabled = index >= order.length - 1;
     note.textContent = "";
@@ -42,7 +43,7 @@ export function openPreview(grid, identifier) {
   };
   const paintChoice = () => {
     const chosen = grid.selection.includes(current);
-    choose.textContent = chosen ? "✓ Selected" : "Select";
+    choose.textContent = chosen ? "✓ " + t("Selected") : t("Select");
     choose.setAttribute("aria-pressed", String(chosen));
   };
   const step = (by) => {
@@ -53,7 +54,7 @@ export function openPreview(grid, identifier) {
   previous.addEventListener("click", () => step(-1));
   next.addEventListener("click", () => step(1));
   choose.addEventListener("click", () => {
-    if (grid.toggle(current) === "refused") note.textContent = `You can choose up to ${grid.limit}.`;
+    if (grid.toggle(current) === "refused") note.textContent = t("You can choose up to {limit}.", { limit: grid.limit });
     paintChoice();
   });
 
@@ -93,7 +94,7 @@ function media(asset) {
   const movie = element("video", { id: "preview-live", class: "live", muted: true, playsinline: true, loop: true, preload: "none",
     src: "/media?part=movie&asset=" + id, "aria-hidden": "true" });
   movie.muted = true;
-  const frame = element("div", { class: "live-frame", tabindex: "0", "aria-label": "Live Photo: rest the pointer here to play it" }, image, movie,
+  const frame = element("div", { class: "live-frame", tabindex: "0", "aria-label": t("Live Photo: rest the pointer here to play it") }, image, movie,
     element("span", { class: "badge live-badge", "aria-hidden": "true" }, "LIVE"));
   const play = () => { movie.hidden = false; movie.play().catch(() => {}); };
   const stop = () => { movie.pause(); movie.currentTime = 0; movie.hidden = true; };
