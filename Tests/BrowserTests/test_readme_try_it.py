@@ -65,10 +65,11 @@ def fresh(tmp_path):
 
 
 def keep_the_selection(browser, app_name):
-    """The page offers "Select more photos" on a limited app's launch; the owner keeps the choice."""
-    sheet = open_sheet(browser, ".sheet[data-prompt]")
-    assert f"Select more photos for “{app_name}”" in sheet.text
-    click(browser, "limited-done")
+    """A limited app's launch shows a small alert in the page; the owner keeps the selection."""
+    alert = open_sheet(browser, ".sheet.alert[data-prompt]")
+    assert f"“{app_name}” Can See Only Some of Your Photos" in alert.text
+    assert browser.find_element(By.ID, "select-more").text == "Select More Photos…"
+    click(browser, "keep-selection")
     sheet_gone(browser)
 
 

@@ -226,14 +226,19 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
         fetched = library.fetch_assets(list(identifiers.values()))
         assert sorted(asset.identifier for asset in fetched) == sorted([identifiers["harbour.jpg"], identifiers["sunset.png"]])
 
-        # The limited app's first library access raised the limited-library picker: the grid opens
-        # with the current selection preselected and shows what the owner adds.
+        # The limited app's first library access in this launch raised a small alert, as iOS does;
+        # the grid opens only when asked, with the current selection preselected, and shows what
+        # the owner adds.
+        alert = open_sheet(browser, ".sheet.alert[data-prompt]")
+        assert "“Photo Editor” Can See Only Some of Your Photos" in alert.text
+        shoot("07-limited-launch-alert")
+        click(browser, "select-more")
         wait(browser, lambda driver: "Select more photos for “Photo Editor”" in driver.find_element(By.ID, "overlay").text)
         wait(browser, lambda driver: driver.find_element(By.ID, "sheet-counter").text == "2 selected, 0 added")
         assert browser.find_element(By.ID, "sheet-counter").text == "2 selected, 0 added"
         cell(browser, "portrait.jpg").click()
         assert browser.find_element(By.ID, "sheet-counter").text == "3 selected, 1 added"
-        shoot("07-limited-library-picker")
+        shoot("08-limited-library-picker")
         click(browser, "limited-done")
         sheet_gone(browser)
         fetched = library.fetch_assets(list(identifiers.values()))

@@ -36,6 +36,7 @@ export function showNext(state) {
   }
   current = { kind: next.kind, id: next.id };
   if (next.item.kind === "authorization") authorizationAlert(next.item);
+  else if (next.item.kind === "limitedLibrary" && next.item.onLaunch) launchAlert(next.item);
   else if (next.item.kind === "limitedLibrary") limitedLibrarySheet(next.item);
   else confirmation(next.item);
   updateWaiting(waiting);
@@ -188,6 +189,18 @@ function chooseLimited(prompt, answer) {
     [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), confirm], { wide: true });
   node.dataset.prompt = prompt.prompt;
   open(node, () => node.querySelector("#deny").click());
+}
+
+// A limited app's launch: a small alert, as iOS shows; the grid opens only if the owner asks.
+function launchAlert(prompt) {
+  const keep = () => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: prompt.selection || [] });
+  const node = sheet(t("“{app}” Can See Only Some of Your Photos", { app: prompt.appName }),
+    element("div", { class: "sheet-body" }, element("p", { class: "reason" }, t("Select more photos for it, or keep the current selection."))),
+    [button(t("Select More Photos…"), async () => limitedLibrarySheet(prompt), { id: "select-more" }),
+      button(t("Keep Current Selection"), keep, { id: "keep-selection" })], { alert: true });
+  node.classList.add("alert");
+  node.dataset.prompt = prompt.prompt;
+  open(node, () => node.querySelector("#keep-selection").click());
 }
 
 function limitedLibrarySheet(prompt) {
