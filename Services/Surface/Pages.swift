@@ -85,25 +85,26 @@ enum Pages {
         return "<ul>" + (picks + prompts).joined() + "</ul>"
     }
 
-    static func library() -> String {
+    static func library(strings: SurfaceStrings = .english) -> String {
         """
-        <h1>Library</h1>
+        <h1>\(strings("Library"))</h1>
         <form id="import" class="import">
-        <label>Import a folder <input name="path" placeholder="/home/you/Pictures/new" required></label>
-        <button type="submit">Import</button>
+        <label>\(strings("Import a folder")) <input name="path" placeholder="/home/you/Pictures/new" required></label>
+        <button type="submit">\(strings("Import"))</button>
         <progress id="import-progress" max="1" value="0" hidden></progress><span id="import-status" class="status"></span>
         </form>
         <div id="library-grid" class="grid" data-mode="browse"></div>
         """
     }
 
-    static func asset(_ details: AssetDetails) -> String {
+    static func asset(_ details: AssetDetails, strings: SurfaceStrings = .english) -> String {
         let summary = details.summary
         let tiff = details.properties["{TIFF}"]
         let gps = details.properties["{GPS}"]
         var rows: [(String, String)] = [
             ("File", summary.fileName), ("Type", summary.type.identifier), ("Kind", summary.mediaType.rawValue),
-            ("Size", "\(summary.pixelWidth.map(String.init) ?? "?") × \(summary.pixelHeight.map(String.init) ?? "?") pixels, \(byteCount(summary.fileSize))"),
+            ("Size", strings("{width} × {height} pixels, {bytes}", ["width": summary.pixelWidth.map(String.init) ?? "?",
+                                                                   "height": summary.pixelHeight.map(String.init) ?? "?", "bytes": byteCount(summary.fileSize)])),
         ]
         if let duration = summary.duration { rows.append(("Duration", String(format: "%.1f s", duration))) }
         if !summary.subtypes.isEmpty { rows.append(("Subtypes", summary.subtypes.map(\.rawValue).joined(separator: ", "))) }
@@ -114,8 +115,8 @@ enum Pages {
             let east = gps?["LongitudeRef"].flatMap(text) == "W" ? -longitude : longitude
             rows.append(("Location", String(format: "%.5f, %.5f", north, east)))
         }
-        rows.append(("Stored", summary.isInCloud ? "in the cloud tier" : "on this machine"))
-        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(label))</th><td>\(html)</td></tr>" }
+        rows.append(("Stored", strings(summary.isInCloud ? "in the cloud tier" : "on this machine")))
+        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(strings(label)))</th><td>\(html)</td></tr>" }
         let escaped = rows.map { row($0.0, HTML.escape($0.1)) }
         // Times are written for the page's script to show in the browser's time zone and language.
         let times = [row("Created", localTime(summary.creationDate)), row("Imported", localTime(details.importedAt))]
@@ -126,10 +127,10 @@ enum Pages {
         <h1>\(HTML.escape(summary.fileName))</h1>
         <div class="details">
         <img class="preview" src="/thumb?asset=\(percent(summary.identifier))&amp;side=512" alt="\(HTML.escape(summary.fileName))">
-        <table class="facts">\(table)<tr><th>Identifier</th><td><code>\(identifier)</code></td></tr></table>
+        <table class="facts">\(table)<tr><th>\(strings("Identifier"))</th><td><code>\(identifier)</code></td></tr></table>
         </div>
-        <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud")</button>
-        <a href="/library">Back to the library</a></p>
+        <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(strings(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud"))</button>
+        <a href="/library">\(strings("Back to the library"))</a></p>
         """
     }
 

@@ -28,12 +28,13 @@ struct SurfaceRoutes: Sendable {
         }
         router.get("/library") { request, context in
             let strings = Self.strings(request)
-            return Pages.page(.library, title: strings("Library"), csrf: context.session?.csrf ?? "", body: Pages.library(), strings: strings)
+            return Pages.page(.library, title: strings("Library"), csrf: context.session?.csrf ?? "", body: Pages.library(strings: strings), strings: strings)
         }
         router.get("/asset") { request, context in
             let details = try await owner.details(of: try required(request, "id"))
-            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "", body: Pages.asset(details),
-                              strings: Self.strings(request))
+            let strings = Self.strings(request)
+            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "",
+                              body: Pages.asset(details, strings: strings), strings: strings)
         }
         router.get("/privacy") { request, context in
             let strings = Self.strings(request)

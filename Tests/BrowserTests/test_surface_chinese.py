@@ -12,6 +12,8 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from conftest import REPO, SCREENSHOTS
+from test_surface_dark import scheme
+from test_surface_phone import emulate
 from test_surface import ask_access_in_background, click, open_sheet, pick_in_background, sheet_gone, wait
 
 SURFACE = os.path.join(REPO, "Services", "Surface")
@@ -20,9 +22,11 @@ NAMES = {"Lightbox", "Postcard", "Maker", "GIF", "WEBP", "WebP", "PNG", "LIVE", 
 # How the sources ask for a sentence in the page's language (Swift `strings(…)`, JS `t(…)`).
 CALLS = [r'\b(?:t|strings|word)\(\s*"([^"]*)"', r'\b(?:t|strings)\([^()"]*\?\s*"([^"]*)"\s*:\s*"([^"]*)"',
          r'\b(?:one|many): "([^"]*)"', r'\bword\("[^"]*", "([^"]*)"\)']
-# Looked up from data rather than a literal call: the Privacy page's choices and the script's access words.
+# Looked up from data rather than a literal call: the Privacy page's choices, the script's access
+# words and an asset's detail labels.
 INDIRECT = {"Full Access", "Limited Access", "Allowed", "Requests", "Library", "Privacy", "Activity",
-            "full access", "limited", "none", "restricted", "not asked yet"}
+            "full access", "limited", "none", "restricted", "not asked yet",
+            "File", "Type", "Kind", "Size", "Duration", "Subtypes", "Camera", "Location", "Stored", "Created", "Imported"}
 
 
 def chinese():
@@ -112,3 +116,27 @@ def test_sheet_alert_privacy_and_activity_in_chinese(stack, chinese_browser):
         browser.save_screenshot(os.path.join(SCREENSHOTS, f"zh-1280-{name}.png"))
     # The activity's times are written by Intl in Chinese.
     assert "年" in browser.find_element(By.CSS_SELECTOR, ".activity time").text
+
+    # The library, and an asset's labels and actions (its values are the file's own data).
+    browser.get(stack.base + "/library")
+    wait(browser, lambda driver: int(driver.find_element(By.ID, "library-grid").get_attribute("data-loaded") or 0) >= 7)
+    assert english_left(browser) == []
+    harbour = next(asset for asset in stack.assets() if asset.file_name == "harbour.jpg")
+    browser.get(stack.base + "/asset?id=" + harbour.identifier)
+    labels = " ".join(node.text for node in browser.find_elements(By.CSS_SELECTOR, ".facts th, main button, main p a"))
+    assert not re.findall(r"[A-Za-z]{2,}", labels), labels
+    browser.save_screenshot(os.path.join(SCREENSHOTS, "zh-1280-asset.png"))
+
+    # At a phone's width, light and dark.
+    try:
+        emulate(browser, 390, 844)
+        for mode in ("light", "dark"):
+            scheme(browser, mode)
+            for name, path in (("privacy", "/privacy"), ("activity", "/activity"), ("library", "/library")):
+                browser.get(stack.base + path)
+                wait(browser, lambda driver: driver.execute_script("return document.readyState") == "complete")
+                assert english_left(browser) == [], (name, mode)
+                browser.save_screenshot(os.path.join(SCREENSHOTS, f"zh-390-{mode}-{name}.png"))
+    finally:
+        scheme(browser, "")
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
