@@ -139,7 +139,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Services/Surface",
-            resources: [.copy("Web")]
+            resources: [.copy("Web"), .copy("Strings")]
         ),
         .executableTarget(
             name: "SurfaceServer",

@@ -71,7 +71,7 @@ struct LoadCommand: AsyncParsableCommand {
     @OptionGroup var services: ServiceOptions
     @Argument(help: "The item provider token from `lightbox pick`.") var token: String
     @Option(help: "The app that picked.") var app: String
-    @Option(help: "The file to write.") var out: String
+    @Option(help: "The file to write; without an extension, the delivered type's is added (picked → picked.png).") var out: String
     @Option(help: "The type to load as (a registered type or a supertype such as public.image).") var type: String?
     @Flag(help: "Print a JSON summary (bytes, sha256, type, peak memory of this process).") var json = false
 
@@ -82,10 +82,11 @@ struct LoadCommand: AsyncParsableCommand {
             ItemProviderDescriptor(token: token, registeredTypeIdentifiers: [], suggestedName: nil, expiresAt: .distantFuture),
             connection: connection)
         let bar = ProgressBar("loading")
-        let destination = URL(fileURLWithPath: out)
+        var destination = URL(fileURLWithPath: out)
         let completion = try await provider.loadFileRepresentation(for: type.map { UTType($0) }, to: destination) { progress in
             bar.update(bytes: progress.completed, of: progress.total)
         }
+        destination = try Self.named(destination, byType: completion.type)
         if json {
             let summary = LoadSummary(file: destination.path, bytes: completion.bytes, sha256: completion.sha256,
                                       type: completion.type?.identifier, peakMemoryBytes: ProcessMemory.peakResidentBytes())
@@ -93,6 +94,23 @@ struct LoadCommand: AsyncParsableCommand {
         } else {
             print("\(destination.path)\t\(completion.bytes) bytes\t\(completion.type?.identifier ?? "?")\tsha256 \(completion.sha256)")
         }
+    }
+
+    /// The file named for what it holds: an `--out` without an extension gets the delivered type's;
+    /// one whose extension says another type stays as asked, with a warning on standard error.
+    static func named(_ file: URL, byType type: UTType?) throws -> URL {
+        guard let type, let wanted = type.preferredFilenameExtension else { return file }
+        let given = file.pathExtension.lowercased()
+        if given.isEmpty {
+            let named = file.appendingPathExtension(wanted)
+            if FileManager.default.fileExists(atPath: named.path) { try FileManager.default.removeItem(at: named) }
+            try FileManager.default.moveItem(at: file, to: named)
+            return named
+        }
+        if UTType(filenameExtension: given) != type {
+            FileHandle.standardError.write(Data("warning: \(file.lastPathComponent) holds \(type.identifier) bytes; a .\(wanted) name would say so\n".utf8))
+        }
+        return file
     }
 
     struct LoadSummary: Codable, Sendable {

@@ -43,14 +43,15 @@ actor PromptCenter {
     /// The open prompt for this app and question, or a new one. `then` is called once with its
     /// outcome (registered in the same step, so no answer can slip in before it).
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-              selection: [String], then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
+              selection: [String], onLaunch: Bool = false, then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
         // A second delete request is its own question (other assets), never joined to an open one.
         if kind != .deleteAssets, let existing = pending.first(where: { $0.value.prompt.app == app && $0.value.prompt.kind == kind && $0.value.prompt.level == level }) {
             if let callback { pending[existing.key]?.callbacks.append(callback) }
             return existing.value.prompt
         }
         let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,
-                                 level: level, usageDescription: usageDescription, selection: selection, createdAt: Date())
+                                 level: level, usageDescription: usageDescription, selection: selection, createdAt: Date(),
+                                 onLaunch: onLaunch ? true : nil)
         pending[prompt.prompt] = Pending(prompt: prompt, callbacks: callback.map { [$0] } ?? [])
         for watcher in ownerWatchers.values { watcher.resume() }
         ownerWatchers.removeAll()

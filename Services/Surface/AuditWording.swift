@@ -1,132 +1,134 @@
 import LightboxProtocol
 
 /// The audit trail in words the owner reads on the Activity page ("Received 2 items you picked",
-/// "Checked its photo access: limited"), in one place. The raw codes stay on the page's "raw trail".
+/// "Checked its photo access: limited"), in one place, in the page's language (`SurfaceStrings`).
+/// The raw codes stay on the page's "raw trail".
 enum AuditWording {
     /// What one line of the trail says: what the app (or the owner) did, and how it ended.
-    static func sentence(_ entry: AuditEntry) -> String {
+    static func sentence(_ entry: AuditEntry, strings: SurfaceStrings = .english) -> String {
         let operation = AuditOperation(rawValue: entry.operation)
-        let action = self.action(operation, count: entry.assetCount)
+        let action = self.action(operation, count: entry.assetCount, strings: strings)
         // "Fetched nothing from your library" needs no "delivered" after it.
         let nothing = entry.assetCount == 0 && entry.outcome == AuditOutcome.delivered.rawValue
-        guard !nothing, let result = outcome(AuditOutcome(rawValue: entry.outcome)) else { return action }
-        return "\(action): \(result)"
+        guard !nothing, let result = outcome(AuditOutcome(rawValue: entry.outcome), strings: strings) else { return action }
+        return strings("{action}: {result}", ["action": action, "result": result])
     }
 
-    static func action(_ operation: AuditOperation, count: Int) -> String {
-        let items = count == 1 ? "1 item" : "\(count) items"
+    static func action(_ operation: AuditOperation, count: Int, strings: SurfaceStrings = .english) -> String {
+        let items = strings.count(count, one: "1 item", many: "{count} items")
+        let t = { (text: String) in strings(text, ["items": items]) }
         switch (operation.family, operation.detail) {
-        case ("pick", "opened"): return "Asked you to pick photos"
-        case ("pick", "answered"): return count == 0 ? "Pick answered" : "Received \(items) you picked"
-        case ("pick", _): return "Pick"
-        case ("settings", _): return "You changed its access"
-        case ("status", "readWrite"): return "Checked its photo access"
-        case ("status", "addOnly"): return "Checked its add-only access"
-        case ("status", _): return "Checked its access"
-        case ("request", "addOnly"): return "Asked to add to your photos"
-        case ("request", _): return "Asked for access to your photos"
-        case ("prompt", "addOnly"): return "You answered its request to add photos"
-        case ("prompt", _): return "You answered its request for access"
-        case ("expand", _): return "Offered “Select more photos”"
-        case ("create", _): return "Added \(items) to your library"
-        case ("delete", "confirm"): return "You answered its request to delete \(items)"
-        case ("delete", _): return "Deleted \(items)"
-        case ("read", _): return "Asked to read your library"
-        case ("add", _): return "Asked to add to your library"
-        case ("listAlbums", _): return "Listed your albums"
-        case ("createAlbum", _): return "Created an album"
-        case ("describe", _): return "Looked up \(items)"
-        case ("load", _): return "Loaded \(items)"
-        case ("open", _): return "Opened the file of \(items)"
-        case ("fetch", _): return count == 0 ? "Fetched nothing from your library" : "Fetched \(items) from your library"
-        case ("query", _): return "Searched your library (\(items))"
-        case ("image", _): return "Asked for an image of \(items)"
-        case ("video", _): return "Asked for a video of \(items)"
-        case ("properties", _): return "Read the details (metadata) of \(items)"
-        case ("changes", _): return "Watched for changes to your library"
-        case ("album", "add"): return "Added \(items) to an album"
-        case ("album", "remove"): return "Removed \(items) from an album"
-        case ("album", _): return "Looked into an album (\(items))"
-        default: return operation.family.isEmpty ? "Something" : "Did “\(operation.rawValue)”"
+        case ("pick", "opened"): return t("Asked you to pick photos")
+        case ("pick", "answered"): return count == 0 ? t("Pick answered") : t("Received {items} you picked")
+        case ("pick", _): return t("Pick")
+        case ("settings", _): return t("You changed its access")
+        case ("status", "readWrite"): return t("Checked its photo access")
+        case ("status", "addOnly"): return t("Checked its add-only access")
+        case ("status", _): return t("Checked its access")
+        case ("request", "addOnly"): return t("Asked to add to your photos")
+        case ("request", _): return t("Asked for access to your photos")
+        case ("prompt", "addOnly"): return t("You answered its request to add photos")
+        case ("prompt", _): return t("You answered its request for access")
+        case ("expand", _): return t("Offered “Select more photos”")
+        case ("create", _): return t("Added {items} to your library")
+        case ("delete", "confirm"): return t("You answered its request to delete {items}")
+        case ("delete", _): return t("Deleted {items}")
+        case ("read", _): return t("Asked to read your library")
+        case ("add", _): return t("Asked to add to your library")
+        case ("listAlbums", _): return t("Listed your albums")
+        case ("createAlbum", _): return t("Created an album")
+        case ("describe", _): return t("Looked up {items}")
+        case ("load", _): return t("Loaded {items}")
+        case ("open", _): return t("Opened the file of {items}")
+        case ("fetch", _): return count == 0 ? t("Fetched nothing from your library") : t("Fetched {items} from your library")
+        case ("query", _): return t("Searched your library ({items})")
+        case ("image", _): return t("Asked for an image of {items}")
+        case ("video", _): return t("Asked for a video of {items}")
+        case ("properties", _): return t("Read the details (metadata) of {items}")
+        case ("changes", _): return t("Watched for changes to your library")
+        case ("album", "add"): return t("Added {items} to an album")
+        case ("album", "remove"): return t("Removed {items} from an album")
+        case ("album", _): return t("Looked into an album ({items})")
+        default: return operation.family.isEmpty ? t("Something") : strings("Did “{operation}”", ["operation": operation.rawValue])
         }
     }
 
     /// How it ended, in words; nil when there is nothing to add ("ok").
-    static func outcome(_ outcome: AuditOutcome) -> String? {
+    static func outcome(_ outcome: AuditOutcome, strings: SurfaceStrings = .english) -> String? {
         let raw = outcome.rawValue
-        if let status = AuthorizationStatus(rawValue: raw) { return words(status) }
+        if let status = AuthorizationStatus(rawValue: raw) { return words(status, strings: strings) }
         let (head, tail) = split(raw)
         switch head {
         case "ok": return nil
-        case "delivered": return "delivered"
+        case "delivered": return strings("delivered")
         case "waiting": return nil // the pick's answer is its own line
-        case "timeout": return "no answer in time"
-        case "cancelled": return "cancelled"
-        case "completed": return "completed"
-        case "abandoned": return "stopped before the end"
-        case "failed": return "failed"
-        case "expired": return "not collected in time"
-        case "requested": return "requested"
-        case "inCloud": return "the item is in the cloud"
-        case "created": return "created"
-        case "changed": return "changed"
-        case "deleted": return "deleted"
-        case "declined": return "you declined"
-        case "notLimited": return "not needed: its access is not limited"
-        case "missingUsageDescription": return "refused: the app did not say why it needs access"
-        case "refused": return tail.map { "refused (\(reason($0)))" } ?? "refused"
+        case "timeout": return strings("no answer in time")
+        case "cancelled": return strings("cancelled")
+        case "completed": return strings("completed")
+        case "abandoned": return strings("stopped before the end")
+        case "failed": return strings("failed")
+        case "expired": return strings("not collected in time")
+        case "requested": return strings("requested")
+        case "inCloud": return strings("the item is in the cloud")
+        case "created": return strings("created")
+        case "changed": return strings("changed")
+        case "deleted": return strings("deleted")
+        case "declined": return strings("you declined")
+        case "notLimited": return strings("not needed: its access is not limited")
+        case "missingUsageDescription": return strings("refused: the app did not say why it needs access")
+        case "refused": return tail.map { strings("refused ({reason})", ["reason": reason($0, strings: strings)]) } ?? strings("refused")
         case "allowed":
             switch tail {
-            case "all": return "allowed, whole library"
-            case "selection": return "allowed, only the photos you chose"
-            case "none": return "allowed, but it may see nothing"
-            default: return "allowed"
+            case "all": return strings("allowed, whole library")
+            case "selection": return strings("allowed, only the photos you chose")
+            case "none": return strings("allowed, but it may see nothing")
+            default: return strings("allowed")
             }
-        case "stored": return tail.flatMap(AuthorizationStatus.init(rawValue:)).map { "already \(words($0).lowercased())" }
-        case "selection": return tail.map { "you chose \($0 == "1" ? "1 item" : "\($0) items")" }
+        case "stored": return tail.flatMap(AuthorizationStatus.init(rawValue:)).map { strings("already {status}", ["status": words($0, strings: strings).lowercased()]) }
+        case "selection": return tail.map { strings("you chose {items}", ["items": strings.count(Int($0) ?? 0, one: "1 item", many: "{count} items")]) }
         default:
-            if raw.hasPrefix("readWrite:") { return settings(raw) }
-            if raw.hasPrefix("delivered to ") { return "delivered" }
+            if raw.hasPrefix("readWrite:") { return settings(raw, strings: strings) }
+            if raw.hasPrefix("delivered to ") { return strings("delivered") }
             return raw
         }
     }
 
     /// An access status as the Privacy page says it.
-    static func words(_ status: AuthorizationStatus, selectionCount: Int? = nil) -> String {
+    static func words(_ status: AuthorizationStatus, selectionCount: Int? = nil, strings: SurfaceStrings = .english) -> String {
         switch status {
-        case .notDetermined: "Not asked yet"
-        case .restricted: "Restricted"
-        case .denied: "None"
-        case .authorized: "Full access"
-        case .limited: selectionCount.map { "Limited to \($0) photo\($0 == 1 ? "" : "s")" } ?? "Limited"
+        case .notDetermined: strings("Not asked yet")
+        case .restricted: strings("Restricted")
+        case .denied: strings("None")
+        case .authorized: strings("Full access")
+        case .limited: selectionCount.map { strings.count($0, one: "Limited to 1 photo", many: "Limited to {count} photos") } ?? strings("Limited")
         }
     }
 
     /// `readWrite:limited addOnly:notDetermined` → "Photos: Limited · Add only: Not asked yet".
-    static func settings(_ raw: String) -> String {
+    static func settings(_ raw: String, strings: SurfaceStrings = .english) -> String {
         let parts = raw.split(separator: " ").map { split(String($0)) }
         let named = parts.compactMap { key, value -> String? in
             guard let status = value.flatMap(AuthorizationStatus.init(rawValue:)) else { return nil }
-            return (key == "addOnly" ? "Add only: " : "Photos: ") + words(status)
+            return strings(key == "addOnly" ? "Add only: {status}" : "Photos: {status}", ["status": words(status, strings: strings)])
         }
         return named.joined(separator: " · ")
     }
 
     /// A refusal's reason: an error code or a status, in words where we have them.
-    static func reason(_ raw: String) -> String {
+    static func reason(_ raw: String, strings: SurfaceStrings = .english) -> String {
         let code = split(raw).0.components(separatedBy: " ").first ?? raw
         switch code {
-        case "tokenRevoked": return "you revoked it"
-        case "tokenExpired": return "its access expired"
-        case "tokenUnknown": return "unknown item"
-        case "notAuthorized": return "no permission"
-        case "notFound": return "not found"
-        case "wrongApp": return "it belongs to another app"
-        case "busy": return "too busy"
-        case "denied": return "its access is None"
-        case "notDetermined": return "it has not asked for access yet"
-        case "restricted": return "its access is restricted"
-        case "limited": return "outside the photos you chose"
+        case "tokenRevoked": return strings("you revoked it")
+        case "tokenExpired": return strings("its access expired")
+        case "tokenUnknown": return strings("unknown item")
+        case "notAuthorized": return strings("no permission")
+        case "notFound": return strings("not found")
+        case "wrongApp": return strings("it belongs to another app")
+        case "busy": return strings("too busy")
+        case "denied": return strings("its access is None")
+        case "notDetermined": return strings("it has not asked for access yet")
+        case "restricted": return strings("its access is restricted")
+        case "limited": return strings("outside the photos you chose")
         default: return code
         }
     }

@@ -15,6 +15,9 @@ actor OwnerFeed {
         var sentence: String
         /// What the sheet says when nothing in the library matches the pick's filter.
         var nothingMatches: String
+        /// Both sentences in the surface's other languages, by language tag (`zh-CN`).
+        var sentences: [String: String] = [:]
+        var nothingMatchesIn: [String: String] = [:]
         var configuration: PickerConfiguration
         var createdAt: Date
     }
@@ -60,11 +63,19 @@ actor OwnerFeed {
     }
 
     private func set(picks: [PendingPick]) {
-        let views = picks.filter { !answered.contains($0.pick) }.map {
-            PickView(pick: $0.pick, app: $0.app, appName: $0.appName ?? $0.app,
-                     sentence: PickDescription.sentence(appName: $0.appName ?? $0.app, $0.configuration),
-                     nothingMatches: PickDescription.nothingMatches(appName: $0.appName ?? $0.app, $0.configuration),
-                     configuration: $0.configuration, createdAt: $0.createdAt)
+        let others = SurfaceLanguage.allCases.filter { $0 != .english }.map { SurfaceStrings(language: $0) }
+        let views = picks.filter { !answered.contains($0.pick) }.map { pick in
+            let name = pick.appName ?? pick.app
+            return PickView(pick: pick.pick, app: pick.app, appName: name,
+                            sentence: PickDescription.sentence(appName: name, pick.configuration),
+                            nothingMatches: PickDescription.nothingMatches(appName: name, pick.configuration),
+                            sentences: Dictionary(uniqueKeysWithValues: others.map {
+                                ($0.language.tag, PickDescription.sentence(appName: name, pick.configuration, strings: $0))
+                            }),
+                            nothingMatchesIn: Dictionary(uniqueKeysWithValues: others.map {
+                                ($0.language.tag, PickDescription.nothingMatches(appName: name, pick.configuration, strings: $0))
+                            }),
+                            configuration: pick.configuration, createdAt: pick.createdAt)
         }
         defer { considerOpening() }
         guard views != state.picks else { return }

@@ -19,19 +19,21 @@ enum Pages {
         }
     }
 
-    static func page(_ tab: Tab?, title: String, csrf: String, body: String) -> Response {
+    /// A page in `strings`' language; the page scripts read the same table from the page.
+    static func page(_ tab: Tab?, title: String, csrf: String, body: String, strings: SurfaceStrings = .english) -> Response {
         let navigation = Tab.allCases.map { item in
-            "<a href=\"\(item.path)\"\(item == tab ? " aria-current=\"page\"" : "")>\(item.rawValue)</a>"
+            "<a href=\"\(item.path)\"\(item == tab ? " aria-current=\"page\"" : "")>\(HTML.escape(strings(item.rawValue)))</a>"
         }.joined()
         let text = """
         <!doctype html>
-        <html lang="en">
+        <html lang="\(strings.language.tag)">
         <head>
         <meta charset="utf-8">
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <meta name="csrf-token" content="\(HTML.escape(csrf))">
         <title>\(HTML.escape(title)) — Lightbox</title>
         <link rel="stylesheet" href="/static/surface.css">
+        <script type="application/json" id="surface-strings">\(strings.json)</script>
         <script type="module" src="/static/surface.js"></script>
         </head>
         <body data-page="\(tab.map { "\($0)" } ?? "other")">
@@ -40,6 +42,7 @@ enum Pages {
         \(body)
         </main>
         <div id="overlay" class="overlay" hidden></div>
+        <div id="layer" class="overlay layer" hidden></div>
         </body>
         </html>
         """
@@ -62,41 +65,46 @@ enum Pages {
 
     // MARK: Views
 
-    static func requests(_ state: OwnerFeed.State) -> String {
+    static func requests(_ state: OwnerFeed.State, strings: SurfaceStrings = .english) -> String {
         """
-        <h1>Requests</h1>
-        <p class="hint">When an app asks for photos or for access, it appears here at once.</p>
-        <section id="queue" class="queue">\(queue(state))</section>
+        <h1>\(strings("Requests"))</h1>
+        <p class="hint">\(strings("When an app asks for photos or for access, it appears here at once."))</p>
+        <section id="queue" class="queue">\(queue(state, strings: strings))</section>
         """
     }
 
     /// The waiting picks and prompts (the script redraws the same markup on every change).
-    static func queue(_ state: OwnerFeed.State) -> String {
-        if state.picks.isEmpty && state.prompts.isEmpty { return "<p class=\"empty\">Nothing is waiting for you.</p>" }
-        let picks = state.picks.map { "<li class=\"request\" data-pick=\"\(HTML.escape($0.pick))\">\(HTML.escape($0.sentence))</li>" }
-        let prompts = state.prompts.map { "<li class=\"request\" data-prompt=\"\(HTML.escape($0.prompt))\">\(HTML.escape($0.appName)) asks for access</li>" }
+    static func queue(_ state: OwnerFeed.State, strings: SurfaceStrings = .english) -> String {
+        if state.picks.isEmpty && state.prompts.isEmpty { return "<p class=\"empty\">\(strings("Nothing is waiting for you."))</p>" }
+        let picks = state.picks.map {
+            "<li class=\"request\" data-pick=\"\(HTML.escape($0.pick))\">\(HTML.escape($0.sentences[strings.language.tag] ?? $0.sentence))</li>"
+        }
+        let prompts = state.prompts.map {
+            "<li class=\"request\" data-prompt=\"\(HTML.escape($0.prompt))\">\(HTML.escape(strings("{app} asks for access", ["app": $0.appName])))</li>"
+        }
         return "<ul>" + (picks + prompts).joined() + "</ul>"
     }
 
-    static func library() -> String {
+    static func library(strings: SurfaceStrings = .english) -> String {
         """
-        <h1>Library</h1>
+        <h1>\(strings("Library"))</h1>
         <form id="import" class="import">
-        <label>Import a folder <input name="path" placeholder="/home/you/Pictures/new" required></label>
-        <button type="submit">Import</button>
+        <label>\(strings("Import a folder")) <input name="path" placeholder="/home/you/Pictures/new" required></label>
+        <button type="submit">\(strings("Import"))</button>
         <progress id="import-progress" max="1" value="0" hidden></progress><span id="import-status" class="status"></span>
         </form>
         <div id="library-grid" class="grid" data-mode="browse"></div>
         """
     }
 
-    static func asset(_ details: AssetDetails) -> String {
+    static func asset(_ details: AssetDetails, strings: SurfaceStrings = .english) -> String {
         let summary = details.summary
         let tiff = details.properties["{TIFF}"]
         let gps = details.properties["{GPS}"]
         var rows: [(String, String)] = [
             ("File", summary.fileName), ("Type", summary.type.identifier), ("Kind", summary.mediaType.rawValue),
-            ("Size", "\(summary.pixelWidth.map(String.init) ?? "?") × \(summary.pixelHeight.map(String.init) ?? "?") pixels, \(byteCount(summary.fileSize))"),
+            ("Size", strings("{width} × {height} pixels, {bytes}", ["width": summary.pixelWidth.map(String.init) ?? "?",
+                                                                   "height": summary.pixelHeight.map(String.init) ?? "?", "bytes": byteCount(summary.fileSize)])),
         ]
         if let duration = summary.duration { rows.append(("Duration", String(format: "%.1f s", duration))) }
         if !summary.subtypes.isEmpty { rows.append(("Subtypes", summary.subtypes.map(\.rawValue).joined(separator: ", "))) }
@@ -107,8 +115,8 @@ enum Pages {
             let east = gps?["LongitudeRef"].flatMap(text) == "W" ? -longitude : longitude
             rows.append(("Location", String(format: "%.5f, %.5f", north, east)))
         }
-        rows.append(("Stored", summary.isInCloud ? "in the cloud tier" : "on this machine"))
-        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(label))</th><td>\(html)</td></tr>" }
+        rows.append(("Stored", strings(summary.isInCloud ? "in the cloud tier" : "on this machine")))
+        func row(_ label: String, _ html: String) -> String { "<tr><th>\(HTML.escape(strings(label)))</th><td>\(html)</td></tr>" }
         let escaped = rows.map { row($0.0, HTML.escape($0.1)) }
         // Times are written for the page's script to show in the browser's time zone and language.
         let times = [row("Created", localTime(summary.creationDate)), row("Imported", localTime(details.importedAt))]
@@ -119,22 +127,22 @@ enum Pages {
         <h1>\(HTML.escape(summary.fileName))</h1>
         <div class="details">
         <img class="preview" src="/thumb?asset=\(percent(summary.identifier))&amp;side=512" alt="\(HTML.escape(summary.fileName))">
-        <table class="facts">\(table)<tr><th>Identifier</th><td><code>\(identifier)</code></td></tr></table>
+        <table class="facts">\(table)<tr><th>\(strings("Identifier"))</th><td><code>\(identifier)</code></td></tr></table>
         </div>
-        <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud")</button>
-        <a href="/library">Back to the library</a></p>
+        <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(strings(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud"))</button>
+        <a href="/library">\(strings("Back to the library"))</a></p>
         """
     }
 
-    static func privacy(_ apps: [AppAccess]) -> String {
+    static func privacy(_ apps: [AppAccess], strings: SurfaceStrings = .english) -> String {
         guard !apps.isEmpty else {
-            return "<h1>Privacy</h1><p class=\"empty\">No apps are registered yet (`lightbox app register`).</p>"
+            return "<h1>\(strings("Privacy"))</h1><p class=\"empty\">\(strings("No apps are registered yet ({command}).", ["command": "`lightbox app register`"]))</p>"
         }
         let rows = apps.map { app -> String in
             let id = HTML.escape(app.app)
-            if app.portal == true { return desktopAppRow(app) }
+            if app.portal == true { return desktopAppRow(app, strings: strings) }
             func options(_ choices: [(String, String)], current: String) -> String {
-                choices.map { "<option value=\"\($0.0)\"\($0.0 == current ? " selected" : "")>\($0.1)</option>" }.joined()
+                choices.map { "<option value=\"\($0.0)\"\($0.0 == current ? " selected" : "")>\(strings($0.1))</option>" }.joined()
             }
             let readWrite = switch app.readWrite {
             case .authorized: "full"
@@ -152,39 +160,40 @@ enum Pages {
             return """
             <tr data-app="\(id)">
             <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code>
-            <span class="count access-words">Photos: \(AuditWording.words(app.readWrite, selectionCount: app.selectionCount)) · Add only: \(AuditWording.words(app.addOnly).lowercased())</span></td>
-            <td data-label="Photos"><select data-setting="readWrite" aria-label="Photos access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
+            <span class="count access-words">\(strings("Photos: {status}", ["status": AuditWording.words(app.readWrite, selectionCount: app.selectionCount, strings: strings)])) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))</span></td>
+            <td data-label="\(strings("Photos"))"><select data-setting="readWrite" aria-label="\(HTML.escape(strings("Photos access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
             </td>
-            <td data-label="Add only"><select data-setting="addOnly" aria-label="Add-only access of \(HTML.escape(app.name))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
-            <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>Edit selection</button>
-            <button data-app-action="reset">Reset</button> <button data-app-action="revoke">Revoke items</button>
-            <a href="/activity?app=\(percent(app.app))">Activity</a></td>
+            <td data-label="\(strings("Add only"))"><select data-setting="addOnly" aria-label="\(HTML.escape(strings("Add-only access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
+            <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>\(strings("Edit selection"))</button>
+            <button data-app-action="reset">\(strings("Reset"))</button> <button data-app-action="revoke">\(strings("Revoke items"))</button>
+            <a href="/activity?app=\(percent(app.app))">\(strings("Activity"))</a></td>
             </tr>
             """
         }.joined()
         return """
-        <h1>Privacy</h1>
-        <p class="hint">What each app may see. Picks need no permission; library access is yours to give and take back.</p>
-        <table class="apps"><thead><tr><th>App</th><th>Photos</th><th>Add only</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
+        <h1>\(strings("Privacy"))</h1>
+        <p class="hint">\(strings("What each app may see. Picks need no permission; library access is yours to give and take back."))</p>
+        <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
         <p id="privacy-status" class="status" role="status"></p>
         """
     }
 
     /// A desktop app that picks through lightbox-portal: no library access to set, only its items to revoke.
-    static func desktopAppRow(_ app: AppAccess) -> String {
+    static func desktopAppRow(_ app: AppAccess, strings: SurfaceStrings) -> String {
         let id = HTML.escape(app.app)
         return """
             <tr data-app="\(id)" data-portal="true">
             <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code></td>
-            <td colspan="2" class="hint">Picks only, through the desktop's file chooser</td>
-            <td class="actions"><button data-app-action="revoke">Revoke items</button>
-            <a href="/activity?app=\(percent(app.app))">Activity</a></td>
+            <td colspan="2" class="hint">\(strings("Picks only, through the desktop's file chooser"))</td>
+            <td class="actions"><button data-app-action="revoke">\(strings("Revoke items"))</button>
+            <a href="/activity?app=\(percent(app.app))">\(strings("Activity"))</a></td>
             </tr>
             """
     }
 
-    static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?) -> String {
-        let choices = (["<option value=\"\">All apps</option>"] + apps.map {
+    static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?,
+                         strings: SurfaceStrings = .english) -> String {
+        let choices = (["<option value=\"\">\(strings("All apps"))</option>"] + apps.map {
             "<option value=\"\(HTML.escape($0.app))\"\($0.app == app ? " selected" : "")>\(HTML.escape($0.name))</option>"
         }).joined()
         // Apps by the names the owner knows them by (a desktop app's from its desktop file).
@@ -192,9 +201,11 @@ enum Pages {
         let rows = entries.map { entry in
             let who = names[entry.app].map { "<span title=\"\(HTML.escape(entry.app))\">\(HTML.escape($0))</span>" } ?? HTML.escape(entry.app)
             // A line that stands for repeats says how many, and until when.
-            let times = entry.times.map { " <span class=\"times\">(\($0) times, the last at \(localTime(entry.lastAt ?? entry.at)))</span>" } ?? ""
+            let times = entry.times.map {
+                " <span class=\"times\">\(strings("({count} times, the last at {time})", ["count": "\($0)", "time": localTime(entry.lastAt ?? entry.at)]))</span>"
+            } ?? ""
             let size = entry.bytes.map { " <span class=\"times\">· \(byteCount($0))</span>" } ?? ""
-            return "<tr><td>\(localTime(entry.at))</td><td>\(who)</td><td>\(HTML.escape(AuditWording.sentence(entry)))\(times)\(size)</td></tr>"
+            return "<tr><td>\(localTime(entry.at))</td><td>\(who)</td><td>\(HTML.escape(AuditWording.sentence(entry, strings: strings)))\(times)\(size)</td></tr>"
         }.joined()
         // The trail as recorded, codes and all, one click away.
         let raw = entries.map { entry in
@@ -208,20 +219,20 @@ enum Pages {
             var query = ["before=\(next)"]
             if let app { query.append("app=\(percent(app))") }
             if let day { query.append("day=\(percent(day))") }
-            older = "<p><a href=\"/activity?\(query.joined(separator: "&amp;"))\">Older entries</a></p>"
+            older = "<p><a href=\"/activity?\(query.joined(separator: "&amp;"))\">\(strings("Older entries"))</a></p>"
         }
         return """
-        <h1>Activity</h1>
-        <p class="hint">Every pick, load, fetch, image and video request and every decision, newest first.</p>
+        <h1>\(strings("Activity"))</h1>
+        <p class="hint">\(strings("Every pick, load, fetch, image and video request and every decision, newest first."))</p>
         <form class="filters" method="get" action="/activity">
-        <label>App <select name="app">\(choices)</select></label>
-        <label>Day <input type="date" name="day" value="\(HTML.escape(day ?? ""))"></label>
-        <button type="submit">Show</button>
+        <label>\(strings("App")) <select name="app">\(choices)</select></label>
+        <label>\(strings("Day")) <input type="date" name="day" value="\(HTML.escape(day ?? ""))"></label>
+        <button type="submit">\(strings("Show"))</button>
         </form>
-        \(entries.isEmpty ? "<p class=\"empty\">Nothing recorded for this choice.</p>" : """
-        <table class="activity"><thead><tr><th>When</th><th>App</th><th>What happened</th></tr></thead><tbody>\(rows)</tbody></table>
-        <details class="raw"><summary>Raw trail (the codes as recorded)</summary>
-        <div class="wide-table"><table class="raw-trail"><thead><tr><th>Time (UTC)</th><th>App id</th><th>Operation</th><th>Count</th><th>Outcome</th><th>Detail</th></tr></thead><tbody>\(raw)</tbody></table></div>
+        \(entries.isEmpty ? "<p class=\"empty\">\(strings("Nothing recorded for this choice."))</p>" : """
+        <table class="activity"><thead><tr><th>\(strings("When"))</th><th>\(strings("App"))</th><th>\(strings("What happened"))</th></tr></thead><tbody>\(rows)</tbody></table>
+        <details class="raw"><summary>\(strings("Raw trail (the codes as recorded)"))</summary>
+        <div class="wide-table"><table class="raw-trail"><thead><tr><th>\(strings("Time (UTC)"))</th><th>\(strings("App id"))</th><th>\(strings("Operation"))</th><th>\(strings("Count"))</th><th>\(strings("Outcome"))</th><th>\(strings("Detail"))</th></tr></thead><tbody>\(raw)</tbody></table></div>
         </details>
         """)
         \(older)

@@ -22,7 +22,7 @@ struct SurfaceGuard: RouterMiddleware {
 
     static let sessionCookie = "lightbox_session"
     static let csrfHeader = HTTPField.Name("X-CSRF-Token")!
-    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+    static let contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; media-src 'self'; connect-src 'self'; "
         + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     /// Paths open without a session: logging in, and the page's own static files.
     static func isOpen(_ path: String) -> Bool { path == "/login" || path.hasPrefix("/static/") }

@@ -21,16 +21,25 @@ struct SurfaceRoutes: Sendable {
         router.get("/login") { request, _ in try await logIn(request) }
         router.get("/static/:file") { _, context in try staticFile(context.parameters.get("file") ?? "") }
 
-        router.get("/") { _, context in
-            Pages.page(.picks, title: "Requests", csrf: context.session?.csrf ?? "", body: Pages.requests(await feed.current))
+        router.get("/") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.picks, title: strings("Requests"), csrf: context.session?.csrf ?? "",
+                              body: Pages.requests(await feed.current, strings: strings), strings: strings)
         }
-        router.get("/library") { _, context in Pages.page(.library, title: "Library", csrf: context.session?.csrf ?? "", body: Pages.library()) }
+        router.get("/library") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.library, title: strings("Library"), csrf: context.session?.csrf ?? "", body: Pages.library(strings: strings), strings: strings)
+        }
         router.get("/asset") { request, context in
             let details = try await owner.details(of: try required(request, "id"))
-            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "", body: Pages.asset(details))
+            let strings = Self.strings(request)
+            return Pages.page(.library, title: details.summary.fileName, csrf: context.session?.csrf ?? "",
+                              body: Pages.asset(details, strings: strings), strings: strings)
         }
-        router.get("/privacy") { _, context in
-            Pages.page(.privacy, title: "Privacy", csrf: context.session?.csrf ?? "", body: Pages.privacy(try await settings.apps()))
+        router.get("/privacy") { request, context in
+            let strings = Self.strings(request)
+            return Pages.page(.privacy, title: strings("Privacy"), csrf: context.session?.csrf ?? "",
+                              body: Pages.privacy(try await settings.apps(), strings: strings), strings: strings)
         }
         router.get("/activity") { request, context in try await activity(request, context) }
 
@@ -42,6 +51,7 @@ struct SurfaceRoutes: Sendable {
         }
         router.get("/api/assets") { request, _ in try await assetPage(request) }
         router.get("/thumb") { request, _ in try await thumbnail(request) }
+        router.get("/media") { request, _ in try await media(request) }
         router.get("/api/apps/detail") { request, _ in json(try await settings.accessDetail(of: try required(request, "app"))) }
 
         router.post("/api/picks/choose") { request, _ in
@@ -137,6 +147,43 @@ struct SurfaceRoutes: Sendable {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: jpeg)))
     }
 
+    /// A preview's movie or animated original, streamed with range requests (a video element seeks
+    /// with them), a bounded chunk at a time from the picker.
+    func media(_ request: Request) async throws -> Response {
+        let asset = try required(request, "asset")
+        guard let part = MediaRangePart(rawValue: request.uri.queryParameters.get("part") ?? "") else {
+            throw HTTPError(.badRequest, message: "The address needs ?part=movie or ?part=original.")
+        }
+        let owner = self.owner
+        let first = try await owner.mediaRange(of: asset, part, offset: 0, length: 0).info
+        let total = first.totalBytes
+        var headers: HTTPFields = [.acceptRanges: "bytes", .cacheControl: "private, max-age=3600",
+                                   .contentType: first.type.preferredMIMEType ?? "application/octet-stream"]
+        let range: ByteRange, status: HTTPResponse.Status
+        switch ByteRange.resolve(request.headers[.range], total: total) {
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(total)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        case .whole:
+            (range, status) = (ByteRange(start: 0, end: total - 1), .ok)
+        case .range(let asked):
+            (range, status) = (asked, .partialContent)
+            headers[.contentRange] = "bytes \(asked.start)-\(asked.end)/\(total)"
+        }
+        headers[.contentLength] = String(max(range.count, 0))
+        return Response(status: status, headers: headers, body: ResponseBody { writer in
+            var offset = range.start
+            while offset <= range.end {
+                let length = Int(min(Int64(MediaRangeRequest.maximumLength), range.end - offset + 1))
+                let bytes = try await owner.mediaRange(of: asset, part, offset: offset, length: length).bytes
+                guard !bytes.isEmpty else { break }
+                try await writer.write(ByteBuffer(bytes: bytes))
+                offset += Int64(bytes.count)
+            }
+            try await writer.finish(nil)
+        })
+    }
+
     func activity(_ request: Request, _ context: SurfaceContext) async throws -> Response {
         let query = request.uri.queryParameters
         let app = query.get("app").flatMap { $0.isEmpty ? nil : $0 }
@@ -154,8 +201,10 @@ struct SurfaceRoutes: Sendable {
             audit.until = start.addingTimeInterval(86_400)
         }
         let page = try await settings.audit(audit)
-        return Pages.page(.activity, title: "Activity", csrf: context.session?.csrf ?? "",
-                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next))
+        let strings = Self.strings(request)
+        return Pages.page(.activity, title: strings("Activity"), csrf: context.session?.csrf ?? "",
+                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next, strings: strings),
+                          strings: strings)
     }
 
     /// Imports in the background; the pages hear its progress as `import` events.
@@ -176,6 +225,11 @@ struct SurfaceRoutes: Sendable {
     }
 
     // MARK: Helpers
+
+    /// The page's words, in the language the browser asks for.
+    static func strings(_ request: Request) -> SurfaceStrings {
+        SurfaceStrings(language: SurfaceLanguage(acceptLanguage: request.headers[.acceptLanguage]))
+    }
 
     func staticFile(_ name: String) throws -> Response {
         let types = ["css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]

@@ -49,6 +49,17 @@ public struct OwnerSurface: Sendable {
         throw LightboxError(.internal, "owner.thumbnail ended without a final reply.")
     }
 
+    /// Up to `length` bytes from `offset` of an asset's playable movie or original, and the file's size.
+    public func mediaRange(of asset: String, _ part: MediaRangePart, offset: Int64, length: Int) async throws -> (info: MediaRangeInfo, bytes: Data) {
+        // The first request for a movie may wait while it is transcoded.
+        for try await reply in picker.send(.mediaRange, MediaRangeRequest(asset: asset, part: part, offset: offset, length: length),
+                                           timeout: .seconds(300))
+        where reply.status == .ok {
+            return (try reply.body(MediaRangeInfo.self), reply.attachments.first ?? Data())
+        }
+        throw LightboxError(.internal, "owner.media ended without a final reply.")
+    }
+
     /// One asset's summary and the image properties read at import.
     public func details(of asset: String) async throws -> AssetDetails {
         try await picker.request(.assetDetails, AssetRequest(asset: asset), as: AssetDetails.self)

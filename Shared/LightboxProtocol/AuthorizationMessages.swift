@@ -108,9 +108,12 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
     /// The current limited selection, preselected in the limited-library picker.
     public var selection: [String]
     public var createdAt: Date
+    /// A limited-library prompt raised by the app's launch, not asked for by the app: the owner sees
+    /// a small alert first (Select More Photos… / Keep Current Selection), as iOS shows on launch.
+    public var onLaunch: Bool?
 
     public init(prompt: String, kind: Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-                selection: [String], createdAt: Date) {
+                selection: [String], createdAt: Date, onLaunch: Bool? = nil) {
         self.prompt = prompt
         self.kind = kind
         self.app = app
@@ -119,6 +122,7 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         self.usageDescription = usageDescription
         self.selection = selection
         self.createdAt = createdAt
+        self.onLaunch = onLaunch
     }
 }
 

@@ -74,6 +74,16 @@ def pick_in_background(stack, app, **options):
     return thread
 
 
+def ask_access_in_background(stack, app, level="readWrite"):
+    """An app asks for library access; the thread's outcome is the status the owner's answer gives."""
+    def ask(connection):
+        with stack.directory.photo_library(app) as library:
+            return library.request_authorization(level, timeout=60)
+    thread = AppThread(stack, app, ask)
+    thread.start()
+    return thread
+
+
 def sample_bytes(name):
     with open(os.path.join(SAMPLES, name), "rb") as handle:
         return handle.read()
@@ -203,12 +213,7 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
     identifiers = {asset.file_name: asset.identifier for asset in stack.assets()}
     browser.get(stack.base + "/")
 
-    def ask(connection):
-        with stack.directory.photo_library("editor") as library:
-            return library.request_authorization("readWrite", timeout=60)
-
-    app = AppThread(stack, "editor", ask)
-    app.start()
+    app = ask_access_in_background(stack, "editor")
     alert = open_sheet(browser, ".sheet.alert")
     assert "“Photo Editor” Would Like to Access Your Photos" in alert.text and "To edit the photos you choose" in alert.text
     shoot("05-authorization-alert")
@@ -222,14 +227,19 @@ def test_limit_access_then_privacy_center_and_activity(stack, browser, shoot):
         fetched = library.fetch_assets(list(identifiers.values()))
         assert sorted(asset.identifier for asset in fetched) == sorted([identifiers["harbour.jpg"], identifiers["sunset.png"]])
 
-        # The limited app's first library access raised the limited-library picker: the grid opens
-        # with the current selection preselected and shows what the owner adds.
+        # The limited app's first library access in this launch raised a small alert, as iOS does;
+        # the grid opens only when asked, with the current selection preselected, and shows what
+        # the owner adds.
+        alert = open_sheet(browser, ".sheet.alert[data-prompt]")
+        assert "“Photo Editor” Can See Only Some of Your Photos" in alert.text
+        shoot("07-limited-launch-alert")
+        click(browser, "select-more")
         wait(browser, lambda driver: "Select more photos for “Photo Editor”" in driver.find_element(By.ID, "overlay").text)
         wait(browser, lambda driver: driver.find_element(By.ID, "sheet-counter").text == "2 selected, 0 added")
         assert browser.find_element(By.ID, "sheet-counter").text == "2 selected, 0 added"
         cell(browser, "portrait.jpg").click()
         assert browser.find_element(By.ID, "sheet-counter").text == "3 selected, 1 added"
-        shoot("07-limited-library-picker")
+        shoot("08-limited-library-picker")
         click(browser, "limited-done")
         sheet_gone(browser)
         fetched = library.fetch_assets(list(identifiers.values()))

@@ -146,14 +146,21 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
     # Nothing behind the dialog is reachable: the page's header links are out of the tree.
     assert not [node for node in tree if node.get("role", {}).get("value") == "link" and not node.get("ignored")]
 
-    # Tab reaches the grid; the arrows move; Space chooses; past the limit the sheet says so.
+    # Tab reaches the grid; the arrows move; Space previews, Escape closes the preview (not the
+    # sheet) and Enter chooses; past the limit the sheet says so.
     keys(browser, Keys.TAB)
     assert active(browser, "a.classList.contains('cell')")
     first = active(browser, "a.title")
-    keys(browser, Keys.SPACE, Keys.ARROW_RIGHT)
+    keys(browser, Keys.SPACE)
+    wait(browser, visible.visibility_of_element_located((By.CSS_SELECTOR, "#layer .preview-sheet")))
+    assert active(browser, "!!a.closest('#layer')")
+    keys(browser, Keys.ESCAPE)
+    wait(browser, lambda driver: driver.find_element(By.ID, "layer").get_attribute("hidden") is not None)
+    assert active(browser, "a.title") == first and browser.find_element(By.ID, "sheet-counter").text == "0 of 2"
+    keys(browser, Keys.ENTER, Keys.ARROW_RIGHT)
     second = active(browser, "a.title")
     assert second != first
-    keys(browser, Keys.SPACE, Keys.ARROW_RIGHT, Keys.SPACE)
+    keys(browser, Keys.ENTER, Keys.ARROW_RIGHT, Keys.ENTER)
     assert browser.find_element(By.ID, "sheet-counter").text == "2 of 2"
     assert browser.find_element(By.ID, "sheet-limit").text == "You can choose up to 2."
     assert browser.execute_script("return document.querySelectorAll('#sheet-grid .cell[aria-disabled=\"true\"]').length") == len(titles) - 2
@@ -163,7 +170,7 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
     keys(browser, Keys.ARROW_DOWN, Keys.ARROW_UP, Keys.HOME)
     assert active(browser, "a.title") == first
     shoot("keyboard-limit-reached")
-    # Enter toggles too: off, then on again.
+    # Enter toggles: off, then on again.
     keys(browser, Keys.ENTER)
     assert browser.find_element(By.ID, "sheet-counter").text == "1 of 2" and browser.find_element(By.ID, "sheet-limit").text == ""
     keys(browser, Keys.ENTER)

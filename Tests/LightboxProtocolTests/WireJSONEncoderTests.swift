@@ -33,7 +33,7 @@ import Testing
         DownloadProgress.self, AssetRequest.self, ImagePropertiesResponse.self, TranscodeProgress.self,
         // Owner
         PendingPicksRequest.self, PendingPick.self, PendingPicksResponse.self, ListAssetsRequest.self, AssetSummary.self,
-        ListAssetsResponse.self, ThumbnailRequest.self, ThumbnailInfo.self, AssetDetails.self, ChooseRequest.self,
+        ListAssetsResponse.self, ThumbnailRequest.self, ThumbnailInfo.self, MediaRangeRequest.self, MediaRangePart.self, MediaRangeInfo.self, AssetDetails.self, ChooseRequest.self,
         ChooseResponse.self, CancelPickRequest.self, RevokeRequest.self, RevokeResponse.self, ImportRequest.self,
         ImportProgress.self, ImportFailure.self, ImportSummary.self,
         // Picker and provider

@@ -43,4 +43,19 @@ import Testing
         #expect(AuditWording.sentence(refused) == "Loaded 1 item: refused (you revoked it)")
         #expect(AuditWording.words(.limited, selectionCount: 12) == "Limited to 12 photos")
     }
+
+    @Test func everySentenceReadsInChineseWithNoEnglishLeft() {
+        let chinese = SurfaceStrings(language: .simplifiedChinese)
+        let latin = try! Regex("[A-Za-z]{2,}")
+        for operation in Self.operations {
+            for outcome in Self.outcomes {
+                let entry = AuditEntry(app: "postcards", operation: operation, assetCount: 2, outcome: outcome, at: Date())
+                let sentence = AuditWording.sentence(entry, strings: chinese)
+                #expect(sentence.firstMatch(of: latin) == nil, "\(operation) \(outcome) → \(sentence)")
+            }
+        }
+        let received = AuditEntry(app: "postcards", operation: .pick(.answered), assetCount: 4, outcome: .delivered, at: Date())
+        #expect(AuditWording.sentence(received, strings: chinese) == "收到了你挑选的 4 项：已送达")
+        #expect(AuditWording.words(.limited, selectionCount: 12, strings: chinese) == "仅限 12 张照片")
+    }
 }

@@ -123,11 +123,11 @@ struct AuthorizationFeature: Sendable {
         reply.event(PromptShown(prompt: prompt.prompt))
     }
 
-    func openLimitedLibraryPrompt(app: String, selection: [String],
+    func openLimitedLibraryPrompt(app: String, selection: [String], onLaunch: Bool = false,
                                   then callback: (@Sendable (PromptCenter.Outcome) -> Void)? = nil) async throws -> OwnerPrompt {
         let name = try await registry.app(withID: app)?.name ?? app
         return await prompts.open(kind: .limitedLibrary, app: app, appName: name, level: .readWrite, usageDescription: nil,
-                                  selection: selection, then: callback)
+                                  selection: selection, onLaunch: onLaunch, then: callback)
     }
 
     /// `auth.launch`: a limited app's first library access in each launch raises the limited-library picker.
@@ -136,7 +136,7 @@ struct AuthorizationFeature: Sendable {
         let status = try await store.access(of: launch.app, includingSelection: false).readWrite
         if status == .limited, await launches.isFirstAccess(app: launch.app, connection: launch.connection),
            try await registry.app(withID: launch.app)?.preventAutomaticLimitedAccessAlert == false {
-            _ = try await openLimitedLibraryPrompt(app: launch.app, selection: try await store.access(of: launch.app).selection)
+            _ = try await openLimitedLibraryPrompt(app: launch.app, selection: try await store.access(of: launch.app).selection, onLaunch: true)
         }
     }
 

@@ -16,6 +16,7 @@ struct OwnerFeature: Sendable {
     func register(in table: inout OperationTable) {
         table.on(Operations.thumbnail) { _, body, context in try await thumbnail(body, &context) }
         table.on(Operations.assetDetails) { _, body, _ in try await assetDetails(body) }
+        table.on(Operations.mediaRange) { _, body, context in try await mediaRange(body, &context) }
         table.on(Operations.importLibrary) { _, body, context in try await importLibrary(body, context) }
         table.later(Operations.watchedImports) { [watchedImports] _, _, _, reply in watchedImports.follow(reply) }
         table.on(Operations.ownerDelete) { _, body, _ in try await ownerDelete(body) }
@@ -43,6 +44,40 @@ struct OwnerFeature: Sendable {
             throw LightboxError(.notFound, "No asset \(identifier) in the library.", details: ["asset": identifier])
         }
         return AssetDetails(summary: asset.summary, importedAt: asset.importedAt, properties: asset.imageProperties)
+    }
+
+    /// A byte range of the movie a preview plays (a video's or a Live Photo's, as H.264 made once
+    /// and cached) or of the original (an animated image), read from wherever the original is.
+    func mediaRange(_ body: MediaRangeRequest, _ context: inout RequestContext) async throws -> MediaRangeInfo {
+        let offset = body.offset ?? 0
+        let length = body.length ?? MediaRangeRequest.maximumLength
+        guard offset >= 0, (0...MediaRangeRequest.maximumLength).contains(length) else {
+            throw LightboxError(.badRequest, "The offset must be 0 or more and the length 0 to \(MediaRangeRequest.maximumLength) bytes.")
+        }
+        let stored = try await ownedAsset(body.asset)
+        guard let asset = try await cloud.localAsset(stored, networkAccessAllowed: true, progress: { _ in }) else {
+            throw LightboxError(.inCloud, "\(body.asset) is in the cloud tier and could not be brought back.")
+        }
+        let file: URL, type: UTType
+        switch body.part {
+        case .original:
+            (file, type) = (catalog.originalURL(of: asset), asset.type)
+        case .movie:
+            guard let movie = asset.mediaType == .video ? asset : asset.pairedMovie else {
+                throw LightboxError(.badRequest, "\(body.asset) has no movie; ask for its original.", details: ["asset": body.asset])
+            }
+            (file, type) = (try await renditions.movie(of: movie, .medium) { _ in }, .mpeg4Movie)
+        }
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        let total = Int64(try handle.seekToEnd())
+        guard offset <= total else {
+            throw LightboxError(.badRequest, "The offset \(offset) is past the end of the file (\(total) bytes).", details: ["totalBytes": "\(total)"])
+        }
+        try handle.seek(toOffset: UInt64(offset))
+        let bytes = length == 0 ? Data() : try handle.read(upToCount: length) ?? Data()
+        context.replyAttachments = [bytes]
+        return MediaRangeInfo(asset: asset.identifier, type: type, totalBytes: total, offset: offset, length: bytes.count)
     }
 
     /// An asset of the library, for the owner; anything else is `notFound`.

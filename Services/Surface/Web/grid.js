@@ -1,16 +1,18 @@
 // A grid of the library's thumbnails, loaded a page at a time as the owner scrolls. In "select"
 // mode it keeps an ordered selection with an optional limit; in "browse" mode a click opens the
 // asset's page. One cell at a time is in the Tab order (a roving tabindex): the arrow keys, Home
-// and End move through the grid, Space and Enter press the cell. Each cell is named by its kind
+// and End move through the grid, Enter presses the cell, and Space, a long press or the cell's
+// zoom button opens the preview (preview.js). Each cell is named by its kind
 // and date, not its file name. A grid with nothing in it says so; a page that fails says why and
 // offers Retry.
+import { badgeTexts, describe } from "./asset-words.js";
+import { openPreview } from "./preview.js";
+import { t } from "./strings.js";
 import { api, element } from "./surface.js";
-
-const when = new Intl.DateTimeFormat(undefined, { dateStyle: "long", timeStyle: "short" });
 
 export class AssetGrid {
   constructor(node, { pick = null, filter = null, mode = "browse", limit = 0, ordered = false, preselected = [], onChange = () => {},
-    label = "Photos and videos", emptyTitle = "No photos match", emptyText = "" } = {}) {
+    label = t("Photos and videos"), emptyTitle = t("No photos match"), emptyText = "" } = {}) {
     this.element = node;
     this.pick = pick;
     this.filter = filter;
@@ -26,6 +28,7 @@ export class AssetGrid {
     this.loading = false;
     this.failed = false;
     this.cells = new Map();
+    this.assets = new Map(); // identifier → summary, in the grid's order
     this.focused = null;
     node.classList.add("grid");
     node.setAttribute("role", "group");
@@ -35,6 +38,8 @@ export class AssetGrid {
     this.sentinel.className = "sentinel";
     node.append(this.sentinel);
     node.addEventListener("keydown", (event) => this.key(event));
+    // A button presses on Space's keyup: here Space opened the preview instead.
+    node.addEventListener("keyup", (event) => { if (event.key === " " && event.target.classList.contains("cell")) event.preventDefault(); });
     this.observer = new IntersectionObserver((entries) => {
       if (entries.some((entry) => entry.isIntersecting)) this.load();
     }, { root: node.closest(".scroll") || null, rootMargin: "400px" });
@@ -74,9 +79,9 @@ export class AssetGrid {
   showError(message) {
     this.failed = true;
     this.element.dataset.error = message;
-    const retry = element("button", { type: "button", class: "retry" }, "Retry");
+    const retry = element("button", { type: "button", class: "retry" }, t("Retry"));
     const note = element("div", { class: "grid-note error-note", role: "alert" },
-      element("h3", {}, "The photos could not be loaded"), element("p", {}, message), retry);
+      element("h3", {}, t("The photos could not be loaded")), element("p", {}, message), retry);
     retry.addEventListener("click", () => {
       note.remove();
       delete this.element.dataset.error;
@@ -107,11 +112,35 @@ export class AssetGrid {
     mark.className = "mark";
     mark.setAttribute("aria-hidden", "true");
     cell.append(mark);
-    cell.addEventListener("click", () => this.clicked(asset, cell));
+    cell.addEventListener("click", () => {
+      if (this.pressedLong) { this.pressedLong = false; return; } // the long press opened the preview
+      this.clicked(asset, cell);
+    });
     cell.addEventListener("focus", () => this.rove(cell));
-    this.sentinel.before(cell);
+    this.listenForLongPress(cell, asset.identifier);
+    // The zoom button is for the pointer; from the keyboard, Space previews the focused cell.
+    const zoom = element("button", { type: "button", class: "zoom", tabindex: "-1", "aria-label": t("Preview: {name}", { name: describe(asset) }) }, "⤢");
+    zoom.addEventListener("click", () => this.preview(asset.identifier));
+    this.sentinel.before(element("div", { class: "tile" }, cell, zoom));
     this.cells.set(asset.identifier, cell);
+    this.assets.set(asset.identifier, asset);
     this.paint();
+  }
+
+  listenForLongPress(cell, identifier) {
+    let timer = null;
+    const stop = () => { clearTimeout(timer); timer = null; };
+    cell.addEventListener("pointerdown", (event) => {
+      if (event.button !== 0) return;
+      this.pressedLong = false;
+      timer = setTimeout(() => { timer = null; this.pressedLong = true; this.preview(identifier); }, 500);
+    });
+    for (const name of ["pointerup", "pointerleave", "pointercancel"]) cell.addEventListener(name, stop);
+    cell.addEventListener("contextmenu", (event) => { if (this.pressedLong || timer) event.preventDefault(); });
+  }
+
+  preview(identifier) {
+    openPreview(this, identifier);
   }
 
   clicked(asset, cell) {
@@ -119,21 +148,43 @@ export class AssetGrid {
       window.location.href = "/asset?id=" + encodeURIComponent(asset.identifier);
       return;
     }
-    const index = this.selection.indexOf(asset.identifier);
-    if (index >= 0) {
-      this.selection.splice(index, 1);
-    } else if (this.limit === 1) {
-      this.selection = [asset.identifier]; // one to choose: a click moves the choice, as iOS does
-    } else if (this.isFull()) {
+    if (this.toggle(asset.identifier) === "refused") {
       // The limit holds as the owner clicks: a click past it selects nothing (the sheet says why).
       cell.classList.add("refused");
       setTimeout(() => cell.classList.remove("refused"), 400);
-      return;
+    }
+  }
+
+  // Adds the asset to the selection or takes it out: "added", "removed", or "refused" past the limit.
+  toggle(identifier) {
+    const index = this.selection.indexOf(identifier);
+    if (index >= 0) {
+      this.selection.splice(index, 1);
+    } else if (this.limit === 1) {
+      this.selection = [identifier]; // one to choose: a click moves the choice, as iOS does
+    } else if (this.isFull()) {
+      return "refused";
     } else {
-      this.selection.push(asset.identifier);
+      this.selection.push(identifier);
     }
     this.paint();
     this.onChange(this.selection);
+    return index >= 0 ? "removed" : "added";
+  }
+
+  // A selection edited elsewhere (the Selected view): removed or reordered items.
+  setSelection(identifiers) {
+    this.selection = [...identifiers];
+    this.paint();
+    this.onChange(this.selection);
+  }
+
+  focusCell(identifier) {
+    const cell = this.cells.get(identifier);
+    if (!cell) return;
+    this.rove(cell);
+    cell.focus({ preventScroll: true });
+    cell.scrollIntoView({ block: "nearest" });
   }
 
   isFull() {
@@ -164,6 +215,11 @@ export class AssetGrid {
     const cells = [...this.cells.values()];
     const index = cells.indexOf(document.activeElement);
     if (index < 0) return;
+    if (event.key === " ") {
+      event.preventDefault(); // Space previews; Enter (the button's own click) selects
+      if (!event.repeat) this.preview(cells[index].dataset.asset);
+      return;
+    }
     const columns = Math.max(1, getComputedStyle(this.element).gridTemplateColumns.split(" ").filter(Boolean).length);
     const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -index, End: cells.length - 1 - index };
     if (!(event.key in moves)) return;
@@ -175,52 +231,4 @@ export class AssetGrid {
     // Near the end of what is loaded: fetch the next page before the owner gets there.
     if (cells.indexOf(target) >= cells.length - columns * 2) this.load();
   }
-}
-
-// "Video, 0:42, 3 March 2025, 14:02" in the browser's language; what a screen reader says for a cell.
-export function describe(asset) {
-  const parts = [kind(asset)];
-  if (asset.mediaType === "video" && asset.duration != null) parts.push(duration(asset.duration));
-  const created = new Date(asset.creationDate);
-  if (!Number.isNaN(created.getTime())) parts.push(when.format(created));
-  if (asset.isInCloud) parts.push("in the cloud");
-  return parts.join(", ");
-}
-
-function kind(asset) {
-  const subtypes = asset.subtypes || [];
-  if (asset.mediaType === "video") {
-    if (subtypes.includes("slomo") || subtypes.includes("highFrameRate")) return "Slow-motion video";
-    if (subtypes.includes("timelapse")) return "Time-lapse video";
-    return "Video";
-  }
-  if (subtypes.includes("animated")) return "Animated " + animatedFormat(asset);
-  if (subtypes.includes("livePhoto")) return "Live Photo";
-  if (subtypes.includes("screenshot")) return "Screenshot";
-  if (subtypes.includes("panorama")) return "Panorama";
-  return "Photo";
-}
-
-// An animated image's badge names its real format: an animated WebP is not a GIF.
-function animatedFormat(asset) {
-  const type = typeof asset.type === "string" ? asset.type : (asset.type && asset.type.identifier) || "";
-  if (type === "com.compuserve.gif") return "GIF";
-  if (type === "org.webmproject.webp") return "WebP";
-  if (type === "public.png") return "PNG";
-  return "image";
-}
-
-function badgeTexts(asset) {
-  const subtypes = asset.subtypes || [];
-  const badges = [];
-  if (asset.mediaType === "video" && asset.duration != null) badges.push(duration(asset.duration));
-  if (subtypes.includes("animated")) badges.push(animatedFormat(asset).toUpperCase());
-  if (subtypes.includes("livePhoto")) badges.push("LIVE");
-  if (asset.isInCloud) badges.push("☁");
-  return badges;
-}
-
-function duration(seconds) {
-  const whole = Math.round(seconds);
-  return Math.floor(whole / 60) + ":" + String(whole % 60).padStart(2, "0");
 }

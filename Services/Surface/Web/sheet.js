@@ -4,6 +4,8 @@
 // waiting, so a pick that has ended (a reload right after Cancel) never flashes up again.
 import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
+import { openSelected } from "./selected.js";
+import { t } from "./strings.js";
 import { api, element, notify } from "./surface.js";
 
 let current = null; // { kind: "pick" | "prompt" | "editor", id }
@@ -34,6 +36,7 @@ export function showNext(state) {
   }
   current = { kind: next.kind, id: next.id };
   if (next.item.kind === "authorization") authorizationAlert(next.item);
+  else if (next.item.kind === "limitedLibrary" && next.item.onLaunch) launchAlert(next.item);
   else if (next.item.kind === "limitedLibrary") limitedLibrarySheet(next.item);
   else confirmation(next.item);
   updateWaiting(waiting);
@@ -59,6 +62,11 @@ async function confirmThenShow(next) {
   showNext(latest);
 }
 
+// A pick's sentence in the page's language (the feed sends each language's).
+function sentenceOf(pick) {
+  return (pick.sentences || {})[document.documentElement.lang] || pick.sentence;
+}
+
 function open(node, onEscape) {
   present(document.getElementById("overlay"), node, { onEscape });
 }
@@ -67,7 +75,7 @@ function updateWaiting(waiting) {
   const list = document.querySelector("#overlay .waiting");
   if (!list) return;
   const others = waiting.filter((entry) => !(current && entry.kind === current.kind && entry.id === current.id));
-  list.replaceChildren(...others.map((entry) => element("li", {}, entry.kind === "pick" ? entry.item.sentence : entry.item.appName + " asks for access")));
+  list.replaceChildren(...others.map((entry) => element("li", {}, entry.kind === "pick" ? sentenceOf(entry.item) : t("{app} asks for access", { app: entry.item.appName }))));
   list.hidden = others.length === 0;
   const label = document.querySelector("#overlay .waiting-label");
   if (label) label.hidden = others.length === 0;
@@ -80,7 +88,7 @@ function sheet(title, body, buttons, { wide = false, alert = false } = {}) {
   const footer = element("footer", {}, ...buttons);
   const waiting = element("ul", { class: "waiting", hidden: "" });
   return element("section", { class: wide ? "sheet wide" : "sheet", role: alert ? "alertdialog" : "dialog", "aria-modal": "true",
-    "aria-labelledby": titleId }, header, body, element("p", { class: "waiting-label", hidden: "" }, "Also waiting:"), waiting, footer);
+    "aria-labelledby": titleId }, header, body, element("p", { class: "waiting-label", hidden: "" }, t("Also waiting:")), waiting, footer);
 }
 
 function button(text, action, { primary = false, id = null } = {}) {
@@ -114,44 +122,51 @@ function pickSheet(pick) {
   }
   let add, node;
   const refresh = (selection) => {
-    counter.textContent = limit > 0 ? `${selection.length} of ${limit}` : `${selection.length} selected`;
+    const count = selection.length;
+    counter.textContent = limit > 0 ? t("{count} of {limit}", { count, limit }) : t("{count} selected", { count });
     // Reaching the limit is said in words; the grid dims the cells that can no longer be chosen.
-    full.textContent = limit > 1 && selection.length >= limit ? `You can choose up to ${limit}.` : "";
-    add.textContent = selection.length > 0 ? `Add (${selection.length})` : "Add";
-    add.disabled = selection.length === 0;
+    full.textContent = limit > 1 && count >= limit ? t("You can choose up to {limit}.", { limit }) : "";
+    add.textContent = count > 0 ? t("Add ({count})", { count }) : t("Add");
+    add.disabled = count === 0;
+    review.textContent = t("Selected ({count})", { count });
+    review.disabled = selection.length === 0;
   };
+  // The chosen items in order, to remove (or, for an ordered pick, reorder) before adding.
+  const review = element("button", { type: "button", class: "review", id: "sheet-selected" });
+  review.addEventListener("click", () => openSelected(grid, { ordered, onClose: () => review.focus() }));
   // The answer's toast shows unless the next sheet has already taken the overlay.
   const tell = (text) => { if (node.isConnected || document.getElementById("overlay").hidden) notify(text); };
-  add = button("Add", async () => {
+  add = button(t("Add"), async () => {
     await api("POST", "/api/picks/choose", { pick: pick.pick, assets: grid.selection, removeLocation: removeLocation.checked });
-    tell(`Sent ${grid.selection.length} to ${pick.appName}.`);
+    tell(t("Sent {count} to {app}.", { count: grid.selection.length, app: pick.appName }));
   }, { primary: true, id: "sheet-add" });
-  const cancel = button("Cancel", async () => {
+  const cancel = button(t("Cancel"), async () => {
     await api("POST", "/api/picks/cancel", { pick: pick.pick });
-    tell(`${pick.appName} gets nothing.`);
+    tell(t("{app} gets nothing.", { app: pick.appName }));
   }, { id: "sheet-cancel" });
-  const body = element("div", { class: "sheet-body" }, element("p", { class: "counter-line" }, counter, full), scroll,
-    element("label", { class: "switch" }, removeLocation, " Remove location"));
-  node = sheet(pick.sentence, body, [cancel, add], { wide: true });
+  const body = element("div", { class: "sheet-body" }, element("div", { class: "counter-line" }, element("p", {}, counter, full), review), scroll,
+    element("label", { class: "switch" }, removeLocation, " " + t("Remove location")));
+  node = sheet(sentenceOf(pick), body, [cancel, add], { wide: true });
   node.dataset.pick = pick.pick;
   const grid = new AssetGrid(gridNode, { pick: pick.pick, mode: "select", limit, ordered,
-    preselected: configuration.preselectedAssetIdentifiers || [], onChange: refresh, emptyText: pick.nothingMatches || "" });
+    preselected: configuration.preselectedAssetIdentifiers || [], onChange: refresh,
+    emptyText: (pick.nothingMatchesIn || {})[document.documentElement.lang] || pick.nothingMatches || "" });
   refresh(grid.selection);
   open(node, () => cancel.click());
 }
 
 function authorizationAlert(prompt) {
   const readWrite = prompt.level !== "addOnly";
-  const title = readWrite ? `“${prompt.appName}” Would Like to Access Your Photos` : `“${prompt.appName}” Would Like to Add to Your Photos`;
+  const title = t(readWrite ? "“{app}” Would Like to Access Your Photos" : "“{app}” Would Like to Add to Your Photos", { app: prompt.appName });
   const reason = element("p", { class: "reason" }, prompt.usageDescription || "");
   const answer = (choice, selection) => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: choice, selection });
   const buttons = readWrite
     ? [
-        button("Allow Full Access", () => answer("full"), { id: "allow-full" }),
-        button("Limit Access…", async () => chooseLimited(prompt, answer), { id: "limit-access" }),
-        button("Don't Allow", () => answer("deny"), { id: "deny" }),
+        button(t("Allow Full Access"), () => answer("full"), { id: "allow-full" }),
+        button(t("Limit Access…"), async () => chooseLimited(prompt, answer), { id: "limit-access" }),
+        button(t("Don't Allow"), () => answer("deny"), { id: "deny" }),
       ]
-    : [button("Allow", () => answer("allow"), { id: "allow" }), button("Don't Allow", () => answer("deny"), { id: "deny" })];
+    : [button(t("Allow"), () => answer("allow"), { id: "allow" }), button(t("Don't Allow"), () => answer("deny"), { id: "deny" })];
   const node = sheet(title, element("div", { class: "sheet-body" }, reason), buttons, { alert: true });
   node.classList.add("alert");
   node.dataset.prompt = prompt.prompt;
@@ -159,21 +174,33 @@ function authorizationAlert(prompt) {
 }
 
 function chooseLimited(prompt, answer) {
-  const counter = element("span", { class: "counter", id: "sheet-counter", role: "status", "aria-live": "polite" }, "0 selected");
+  const counter = element("span", { class: "counter", id: "sheet-counter", role: "status", "aria-live": "polite" }, t("{count} selected", { count: 0 }));
   const scroll = element("div", { class: "scroll" });
   const gridNode = element("div", { id: "sheet-grid" });
   scroll.append(gridNode);
   let confirm;
   const grid = new AssetGrid(gridNode, { mode: "select", onChange: (selection) => {
-    counter.textContent = `${selection.length} selected`;
+    counter.textContent = t("{count} selected", { count: selection.length });
     confirm.disabled = selection.length === 0;
   } });
-  confirm = button("Confirm", () => answer("limited", grid.selection), { primary: true, id: "confirm-selection" });
+  confirm = button(t("Confirm"), () => answer("limited", grid.selection), { primary: true, id: "confirm-selection" });
   confirm.disabled = true;
-  const node = sheet(`Choose what “${prompt.appName}” may see`, element("div", { class: "sheet-body" }, counter, scroll),
-    [button("Don't Allow", () => answer("deny"), { id: "deny" }), confirm], { wide: true });
+  const node = sheet(t("Choose what “{app}” may see", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll),
+    [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), confirm], { wide: true });
   node.dataset.prompt = prompt.prompt;
   open(node, () => node.querySelector("#deny").click());
+}
+
+// A limited app's launch: a small alert, as iOS shows; the grid opens only if the owner asks.
+function launchAlert(prompt) {
+  const keep = () => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: prompt.selection || [] });
+  const node = sheet(t("“{app}” Can See Only Some of Your Photos", { app: prompt.appName }),
+    element("div", { class: "sheet-body" }, element("p", { class: "reason" }, t("Select more photos for it, or keep the current selection."))),
+    [button(t("Select More Photos…"), async () => limitedLibrarySheet(prompt), { id: "select-more" }),
+      button(t("Keep Current Selection"), keep, { id: "keep-selection" })], { alert: true });
+  node.classList.add("alert");
+  node.dataset.prompt = prompt.prompt;
+  open(node, () => node.querySelector("#keep-selection").click());
 }
 
 function limitedLibrarySheet(prompt) {
@@ -184,19 +211,19 @@ function limitedLibrarySheet(prompt) {
   scroll.append(gridNode);
   const refresh = (selection) => {
     const added = selection.filter((identifier) => !before.has(identifier)).length;
-    counter.textContent = `${selection.length} selected, ${added} added`;
+    counter.textContent = t("{count} selected, {added} added", { count: selection.length, added });
   };
   const grid = new AssetGrid(gridNode, { mode: "select", preselected: prompt.selection || [], onChange: refresh });
   refresh(grid.selection);
-  const done = button("Done", async () => {
+  const done = button(t("Done"), async () => {
     const added = grid.selection.filter((identifier) => !before.has(identifier)).length;
     await api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: grid.selection });
-    notify(`Added ${added} for ${prompt.appName}.`);
+    notify(t("Added {count} for {app}.", { count: added, app: prompt.appName }));
   }, { primary: true, id: "limited-done" });
   // Escape keeps the current selection, as "Keep Current Selection" does.
   const keep = () => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: prompt.selection || [] })
     .catch((error) => notify(error.message, true));
-  const node = sheet(`Select more photos for “${prompt.appName}”`, element("div", { class: "sheet-body" }, counter, scroll), [done], { wide: true });
+  const node = sheet(t("Select more photos for “{app}”", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll), [done], { wide: true });
   node.dataset.prompt = prompt.prompt;
   open(node, keep);
 }
@@ -207,9 +234,9 @@ function confirmation(prompt) {
   const thumbs = element("div", { class: "strip" },
     ...(prompt.selection || []).slice(0, 12).map((identifier) =>
       element("img", { alt: "", src: "/thumb?side=128&asset=" + encodeURIComponent(identifier) })));
-  const title = prompt.kind === "deleteAssets" ? `Allow “${prompt.appName}” to delete ${count} item${count === 1 ? "" : "s"}?` : `${prompt.appName} asks: ${prompt.kind}`;
+  const title = prompt.kind === "deleteAssets" ? t(count === 1 ? "Allow “{app}” to delete 1 item?" : "Allow “{app}” to delete {count} items?", { app: prompt.appName, count }) : t("{app} asks: {kind}", { app: prompt.appName, kind: prompt.kind });
   const node = sheet(title, element("div", { class: "sheet-body" }, thumbs),
-    [button("Don't Allow", () => answer("deny"), { id: "deny" }), button(prompt.kind === "deleteAssets" ? "Delete" : "Allow", () => answer("allow"), { primary: true, id: "allow" })],
+    [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), button(t(prompt.kind === "deleteAssets" ? "Delete" : "Allow"), () => answer("allow"), { primary: true, id: "allow" })],
     { alert: true });
   node.classList.add("alert");
   node.dataset.prompt = prompt.prompt;
@@ -222,11 +249,11 @@ export function editSelection(app, appName, selection, save) {
   const scroll = element("div", { class: "scroll" });
   const gridNode = element("div", { id: "sheet-grid" });
   scroll.append(gridNode);
-  const grid = new AssetGrid(gridNode, { mode: "select", preselected: selection, onChange: (chosen) => { counter.textContent = `${chosen.length} selected`; } });
-  counter.textContent = `${grid.selection.length} selected`;
+  const grid = new AssetGrid(gridNode, { mode: "select", preselected: selection, onChange: (chosen) => { counter.textContent = t("{count} selected", { count: chosen.length }); } });
+  counter.textContent = t("{count} selected", { count: grid.selection.length });
   const done = () => { close(overlay); current = null; if (latest) showNext(latest); };
-  const node = sheet(`What “${appName}” may see`, element("div", { class: "sheet-body" }, counter, scroll),
-    [button("Cancel", async () => done(), { id: "sheet-cancel" }), button("Save", async () => { await save(grid.selection); done(); }, { primary: true, id: "selection-save" })], { wide: true });
+  const node = sheet(t("What “{app}” may see", { app: appName }), element("div", { class: "sheet-body" }, counter, scroll),
+    [button(t("Cancel"), async () => done(), { id: "sheet-cancel" }), button(t("Save"), async () => { await save(grid.selection); done(); }, { primary: true, id: "selection-save" })], { wide: true });
   current = { kind: "editor", id: app };
   present(overlay, node, { onEscape: done });
 }

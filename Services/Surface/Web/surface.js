@@ -1,6 +1,8 @@
 // The surface's page script: the event stream that brings picks and prompts, the JSON API (every
 // change carries the session's CSRF token), and each page's controls. No inline script: the CSP
 // allows only files served by the surface itself.
+import { locale, t } from "./strings.js";
+
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content || "";
 
 export async function api(method, path, body) {
@@ -14,7 +16,7 @@ export async function api(method, path, body) {
   const text = await response.text();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
-  if (!response.ok) throw new Error((data && data.message) || `The surface answered ${response.status}.`);
+  if (!response.ok) throw new Error((data && data.message) || t("The surface answered {status}.", { status: response.status }));
   return data;
 }
 
@@ -48,7 +50,7 @@ export function dismissNotice() {
 
 // Times the server wrote in UTC (<time datetime="…">), shown in the browser's time zone and language.
 function localizeTimes() {
-  const format = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "medium" });
+  const format = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" });
   for (const node of document.querySelectorAll("time[datetime]")) {
     const date = new Date(node.getAttribute("datetime"));
     if (Number.isNaN(date.getTime())) continue;
@@ -58,17 +60,18 @@ function localizeTimes() {
 }
 
 const accessWords = { authorized: "full access", limited: "limited", denied: "none", restricted: "restricted", notDetermined: "not asked yet" };
+const accessWord = (status) => (accessWords[status] ? t(accessWords[status]) : status);
 
 function renderQueue(state) {
   const queue = document.getElementById("queue");
   if (!queue) return;
   if (state.picks.length === 0 && state.prompts.length === 0) {
-    queue.replaceChildren(element("p", { class: "empty" }, "Nothing is waiting for you."));
+    queue.replaceChildren(element("p", { class: "empty" }, t("Nothing is waiting for you.")));
     return;
   }
   queue.replaceChildren(element("ul", {},
-    ...state.picks.map((pick) => element("li", { class: "request", "data-pick": pick.pick }, pick.sentence)),
-    ...state.prompts.map((prompt) => element("li", { class: "request", "data-prompt": prompt.prompt }, prompt.appName + " asks for access"))));
+    ...state.picks.map((pick) => element("li", { class: "request", "data-pick": pick.pick }, (pick.sentences || {})[document.documentElement.lang] || pick.sentence)),
+    ...state.prompts.map((prompt) => element("li", { class: "request", "data-prompt": prompt.prompt }, t("{app} asks for access", { app: prompt.appName })))));
 }
 
 async function follow() {
@@ -87,13 +90,14 @@ async function follow() {
       bar.hidden = false;
       bar.max = step.total;
       bar.value = step.completed;
-      document.getElementById("import-status").textContent = `${step.completed} of ${step.total}: ${step.file}`;
+      document.getElementById("import-status").textContent = t("{completed} of {total}: {file}", { completed: step.completed, total: step.total, file: step.file });
     }
   });
   source.addEventListener("imported", (event) => {
     const summary = JSON.parse(event.data);
     const status = document.getElementById("import-status");
-    if (status) status.textContent = `Imported ${summary.imported.length}, already there ${summary.unchanged.length}, failed ${summary.failed.length}.`;
+    if (status) status.textContent = t("Imported {imported}, already there {unchanged}, failed {failed}.",
+      { imported: summary.imported.length, unchanged: summary.unchanged.length, failed: summary.failed.length });
     const grid = document.getElementById("library-grid");
     if (grid) startLibrary();
   });
@@ -102,8 +106,8 @@ async function follow() {
 
 async function startLibrary() {
   const { AssetGrid } = await import("./grid.js");
-  new AssetGrid(document.getElementById("library-grid"), { mode: "browse", emptyTitle: "Your library is empty",
-    emptyText: "Import a folder above and its photos and videos appear here." });
+  new AssetGrid(document.getElementById("library-grid"), { mode: "browse", emptyTitle: t("Your library is empty"),
+    emptyText: t("Import a folder above and its photos and videos appear here.") });
 }
 
 function setUpLibrary() {
@@ -113,7 +117,7 @@ function setUpLibrary() {
     const path = new FormData(event.target).get("path");
     try {
       await api("POST", "/api/import", { path });
-      document.getElementById("import-status").textContent = "Importing…";
+      document.getElementById("import-status").textContent = t("Importing…");
     } catch (error) {
       notify(error.message, true);
     }
@@ -141,7 +145,7 @@ function setUpPrivacy() {
     const name = row.querySelector("strong").textContent;
     const set = async (change) => {
       const reply = await api("POST", "/api/apps/access", { app, ...change });
-      say(`${name}: photos ${accessWords[reply.access.readWrite] || reply.access.readWrite}, add only ${accessWords[reply.access.addOnly] || reply.access.addOnly}.`);
+      say(t("{app}: photos {readWrite}, add only {addOnly}.", { app: name, readWrite: accessWord(reply.access.readWrite), addOnly: accessWord(reply.access.addOnly) }));
       window.setTimeout(() => window.location.reload(), 300);
     };
     for (const select of row.querySelectorAll("select[data-setting]")) {
@@ -169,7 +173,7 @@ function setUpPrivacy() {
     row.querySelector('[data-app-action="revoke"]').addEventListener("click", async () => {
       try {
         const reply = await api("POST", "/api/apps/revoke", { app });
-        say(`Revoked ${reply.revoked} item${reply.revoked === 1 ? "" : "s"} of ${name}.`);
+        say(t(reply.revoked === 1 ? "Revoked 1 item of {app}." : "Revoked {count} items of {app}.", { count: reply.revoked, app: name }));
       } catch (error) {
         notify(error.message, true);
       }

@@ -32,6 +32,7 @@ public struct OperationName: WireName {
     public static let watchedImports = OperationName(rawValue: "owner.watchedImports")
     public static let thumbnail = OperationName(rawValue: "owner.thumbnail")
     public static let assetDetails = OperationName(rawValue: "owner.asset")
+    public static let mediaRange = OperationName(rawValue: "owner.media")
 
     // The owner, on the auth service.
     public static let registerApp = OperationName(rawValue: "owner.apps.register")

@@ -42,6 +42,8 @@ public enum Operations {
     public static let listAssets = Operation<Owner, ListAssetsRequest, ListAssetsResponse>(.listAssets)
     public static let thumbnail = Operation<Owner, ThumbnailRequest, ThumbnailInfo>(.thumbnail)
     public static let assetDetails = Operation<Owner, AssetRequest, AssetDetails>(.assetDetails)
+    /// A byte range of an asset's playable movie or original, for the owner's preview.
+    public static let mediaRange = Operation<Owner, MediaRangeRequest, MediaRangeInfo>(.mediaRange)
     public static let choose = Operation<Owner, ChooseRequest, ChooseResponse>(.choose)
     public static let cancelPick = Operation<Owner, CancelPickRequest, Empty>(.cancelPick)
     public static let revoke = Operation<Owner, RevokeRequest, RevokeResponse>(.revoke)
@@ -106,7 +108,8 @@ public enum Operations {
         addToAlbum.declaration, removeFromAlbum.declaration, albumAssets.declaration, libraryChanges.declaration,
         watchLibrary.declaration, deleteAssets.declaration,
         requestImage.declaration, cancelImage.declaration, requestVideo.declaration, imageProperties.declaration,
-        pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, choose.declaration,
+        pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, mediaRange.declaration,
+        choose.declaration,
         cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
         restore.declaration, watchedImports.declaration,
         portalPick.declaration, portalLoad.declaration, portalCancel.declaration, portalRevocations.declaration,
