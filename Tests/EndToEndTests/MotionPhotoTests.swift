@@ -5,7 +5,7 @@ import Testing
 
 /// Motion Photos (a still with its movie inside, Samples/motion) through both services: each layout
 /// is one Live Photo asset whose item provider loads the whole original as the still and the
-/// embedded MP4 as the movie; a file whose XMP lies about its movie stays a plain still.
+/// embedded MP4 as the movie (read back with ffprobe); a file whose XMP lies about its movie stays a plain still.
 @Suite(.serialized) struct MotionPhotoTests {
     static let motion = ServiceHarness.repository.appendingPathComponent("Samples/motion")
     static let layouts = ["google-container.MP.jpg", "microvideo.jpg", "samsung.jpg"]
@@ -30,7 +30,12 @@ import Testing
             #expect(provider.registeredTypeIdentifiers == [.livePhoto, .jpeg, .mpeg4Movie], "\(name)")
             let original = try Data(contentsOf: Self.motion.appendingPathComponent(name))
             #expect(try await provider.loadDataRepresentation(for: .jpeg) == original, "\(name): the still is the whole original")
-            #expect(try await provider.loadDataRepresentation(for: .mpeg4Movie) == movie, "\(name): the movie is the embedded MP4")
+            let delivered = try await provider.loadDataRepresentation(for: .mpeg4Movie)
+            #expect(delivered == movie, "\(name): the movie is the embedded MP4")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("motion-\(UUID().uuidString).mp4")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try delivered.write(to: file)
+            #expect(try FFprobe.read(file).video?.codec == "h264", "\(name): ffprobe reads the delivered movie")
         }
     }
 }
