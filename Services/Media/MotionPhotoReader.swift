@@ -1,6 +1,6 @@
 import Foundation
 
-/// Finds the movie a Motion Photo carries inside its still: an MP4 appended to a JPEG, located by
+/// Finds the movie a Motion Photo carries inside its still: an MP4 appended to a JPEG or HEIC, located by
 ///
 /// - Google's Motion Photo 1.0 XMP: `Camera:MotionPhoto="1"` and a `Container:Directory` whose
 ///   `MotionPhoto` item gives the movie's `Length`; the movie is the file's last item, so it starts
@@ -34,8 +34,19 @@ public enum MotionPhotoReader {
     }
 
     static func find(_ file: FileBytes) throws(MediaError) -> Finding {
-        guard file.size > 4, try file.read(at: 0, count: 3) == Data([0xFF, 0xD8, 0xFF]) else { return .none }
-        let (xmp, xmpEnd) = try xmpText(of: file)
+        let xmp: String?
+        let xmpEnd: UInt64
+        switch ContentSniffer.sniff(try file.read(at: 0, count: ContentSniffer.headerLength)) {
+        case .jpeg?:
+            (xmp, xmpEnd) = try xmpText(of: file)
+        case .heic?:
+            // The XMP is a HEIF item; the movie lies somewhere after the still's ftyp box.
+            xmp = HEIFReader.xmpText(file)
+            guard let (_, ftypSize) = try box(in: file, at: 0), ftypSize <= file.size else { return .none }
+            xmpEnd = ftypSize
+        default:
+            return .none
+        }
         if let xmp, flag(in: xmp, "MotionPhoto") || flag(in: xmp, "MicroVideo") {
             let timestamp = integer(in: xmp, "MotionPhotoPresentationTimestampUs")
                 ?? integer(in: xmp, "MicroVideoPresentationTimestampUs")

@@ -18,7 +18,8 @@ import Testing
     }
 
     @Test(arguments: [("google-container.MP.jpg", MotionPhoto.Layout.googleContainer, Int64?.some(500_000)),
-                      ("microvideo.jpg", .microVideo, 500_000), ("samsung.jpg", .samsungTrailer, nil)])
+                      ("google-container.MP.heic", .googleContainer, 500_000), ("microvideo.jpg", .microVideo, 500_000),
+                      ("samsung.jpg", .samsungTrailer, nil)])
     func eachLayoutGivesTheEmbeddedMP4(_ name: String, _ layout: MotionPhoto.Layout, _ timestamp: Int64?) throws {
         let url = Self.motion.appendingPathComponent(name)
         guard case .motionPhoto(let photo) = try MotionPhotoReader.find(inFileAt: url) else {

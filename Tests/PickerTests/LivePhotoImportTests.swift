@@ -47,7 +47,7 @@ import Testing
         let fixture = try PickerFixture()
         defer { fixture.remove() }
         let summary = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("motion")) { _ in }
-        #expect(summary.imported.count == 4)
+        #expect(summary.imported.count == 5)
         let movie = try Data(contentsOf: PickerFixture.samples.appendingPathComponent("library/clip.mp4"))
         for asset in try await fixture.catalog.allAssets() {
             guard asset.fileName != "lying-length.jpg" else {
