@@ -17,7 +17,7 @@ samples = sorted(p for folder in ("library", "extra", "malformed", "motion") for
 malformed = [p for p in samples if p.parent.name == "malformed"]
 by_suffix = {
     "jpeg": (".jpg", ".jpeg"), "png": (".png",), "webp": (".webp",), "gif": (".gif",),
-    "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"), "motion": (".jpg", ".jpeg"),
+    "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"), "motion": (".jpg", ".jpeg", ".heic"),
 }
 
 
