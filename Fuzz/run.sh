@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 SECONDS_PER_TARGET=${FUZZ_SECONDS:-60}
 WORK=${FUZZ_WORK:-$ROOT/.build-fuzz/work}
-ALL_TARGETS=(wire zmtp connection jpeg png webp gif heif movie exif strip)
+ALL_TARGETS=(wire zmtp connection jpeg png webp gif heif movie exif strip motion)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -eq 0 ] && TARGETS=("${ALL_TARGETS[@]}")
 

@@ -12,12 +12,12 @@ import pathlib
 import sys
 
 root, work, targets = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3:]
-samples = sorted(p for folder in ("library", "extra", "malformed") for p in (root / "Samples" / folder).glob("*")
+samples = sorted(p for folder in ("library", "extra", "malformed", "motion") for p in (root / "Samples" / folder).glob("*")
                  if p.is_file() and p.suffix != ".md")
 malformed = [p for p in samples if p.parent.name == "malformed"]
 by_suffix = {
     "jpeg": (".jpg", ".jpeg"), "png": (".png",), "webp": (".webp",), "gif": (".gif",),
-    "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"),
+    "heif": (".heic", ".heif"), "movie": (".mp4", ".mov"), "motion": (".jpg", ".jpeg", ".heic"),
 }
 
 

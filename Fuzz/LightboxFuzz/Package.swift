@@ -10,6 +10,7 @@ let root = String(Context.packageDirectory.split(separator: "/").dropLast(2).las
 let mediaTargets: [(String, String)] = [
     ("fuzz-jpeg", "FuzzJpeg"), ("fuzz-png", "FuzzPng"), ("fuzz-webp", "FuzzWebp"), ("fuzz-gif", "FuzzGif"),
     ("fuzz-heif", "FuzzHeif"), ("fuzz-movie", "FuzzMovie"), ("fuzz-exif", "FuzzExif"), ("fuzz-strip", "FuzzStrip"),
+    ("fuzz-motion", "FuzzMotion"),
 ]
 
 var products: [Product] = [.executable(name: "fuzz-wire", targets: ["FuzzWire"]), .executable(name: "fuzz-zmtp", targets: ["FuzzZMTP"]),

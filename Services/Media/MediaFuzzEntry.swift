@@ -11,6 +11,8 @@ import LightboxProtocol
 public enum MediaFuzzEntry {
     public enum Target: String, CaseIterable, Sendable {
         case jpeg, png, webp, gif, heif, movie, exif
+        /// `MotionPhotoReader`: whether a still carries a movie, and where.
+        case motion
         /// `MetadataStripper.strip` as deliveries use it; the input's first byte chooses what goes.
         case strip
     }
@@ -43,6 +45,9 @@ public enum MediaFuzzEntry {
             case .gif: return (try? GIFReader.read(file)) != nil
             case .heif: return (try? HEIFReader.read(file)) != nil
             case .movie: return (try? MovieReader.read(file, type: .mpeg4Movie)) != nil
+            case .motion:
+                guard case .motionPhoto? = try? MotionPhotoReader.find(file) else { return false }
+                return true
             case .exif, .strip: return false
             }
         }

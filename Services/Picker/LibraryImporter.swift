@@ -247,8 +247,41 @@ struct LibraryImporter: Sendable {
         if proved > 0 { await provedBytes?(proved) }
         var record = self.record(metadata: metadata, hash: read.hash, identifier: identifier, storedPath: Self.storedPath(read.hash, metadata),
                                  fileName: fileName ?? file.lastPathComponent, size: read.size, modified: read.modified)
-        if let pairedMovie { try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata) }
+        if let pairedMovie {
+            try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata)
+        } else if LivePhotoPairing.stillTypes.contains(metadata.type) {
+            try await pairEmbeddedMovie(&record)
+        }
         return .new(record)
+    }
+
+    /// Makes a Motion Photo (a still with an MP4 inside, `MotionPhotoReader`) a Live Photo: its
+    /// movie is copied out of the stored original and stored as the paired movie, so loads, opens
+    /// and the cloud tier treat it like an Apple pair's. The still keeps its whole original. A file
+    /// whose claim of a movie does not hold stays a plain still, and the reason is logged.
+    func pairEmbeddedMovie(_ record: inout AssetRecord) async throws {
+        let original = catalog.originalURL(of: record)
+        let staging = catalog.originals.appendingPathComponent("\(UUID().uuidString).motion-photo.partial")
+        defer { try? FileManager.default.removeItem(at: staging) }
+        let finding = try await onPool {
+            let finding = try MotionPhotoReader.find(inFileAt: original)
+            if case .motionPhoto(let photo) = finding { try MotionPhotoReader.copyMovie(photo, from: original, to: staging) }
+            return finding
+        }
+        if case .ignored(let reason) = finding {
+            logger.notice("not a Motion Photo", metadata: ["file": "\(record.fileName)", "reason": "\(reason)"])
+        }
+        guard case .motionPhoto(let photo) = finding else { return }
+        try await pair(&record, with: staging)
+        var properties = record.imageProperties
+        var motion: [String: JSONValue] = ["Layout": .string(photo.layout.rawValue),
+                                           "MovieOffset": .number(Double(photo.movieRange.lowerBound)),
+                                           "MovieLength": .number(Double(photo.movieRange.count))]
+        if let timestamp = photo.presentationTimestampMicroseconds {
+            motion["PresentationTimestampMicroseconds"] = .number(Double(timestamp))
+        }
+        properties["{MotionPhoto}"] = .object(motion)
+        record.properties = String(decoding: (try? JSONEncoder().encode(properties)) ?? Data("{}".utf8), as: UTF8.self)
     }
 
     /// What a read of a file found, without its bytes.

@@ -37,6 +37,7 @@ import Testing
         let cases: [(MediaFuzzEntry.Target, String)] = [
             (.jpeg, "library/harbour.jpg"), (.png, "library/sunset.png"), (.webp, "library/meadow.webp"),
             (.gif, "library/bounce.gif"), (.heif, "extra/harbour.heic"), (.movie, "library/clip.mp4"),
+            (.motion, "motion/google-container.MP.jpg"), (.motion, "motion/samsung.jpg"),
         ]
         let jpeg = try Data(contentsOf: SampleFiles.library("harbour.jpg"))
         #expect(MediaFuzzEntry.run(.exif, on: jpeg.dropFirst(24)), "the EXIF block of harbour.jpg")

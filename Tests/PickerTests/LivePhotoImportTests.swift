@@ -40,3 +40,30 @@ import Testing
         #expect(LivePhotoPairing.pairs([still, movie]).isEmpty, "another folder")
     }
 }
+
+/// Import makes a Motion Photo (Samples/motion) one Live Photo asset with its MP4 as the paired movie.
+@Suite struct MotionPhotoImportTests {
+    @Test func motionPhotosBecomeLivePhotosAndALyingOneStaysAStill() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let summary = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("motion")) { _ in }
+        #expect(summary.imported.count == 5)
+        let movie = try Data(contentsOf: PickerFixture.samples.appendingPathComponent("library/clip.mp4"))
+        for asset in try await fixture.catalog.allAssets() {
+            guard asset.fileName != "lying-length.jpg" else {
+                #expect(!asset.subtypeSet.contains(.livePhoto))
+                #expect(asset.pairedMovie == nil)
+                continue
+            }
+            #expect(asset.subtypeSet.contains(.livePhoto), "\(asset.fileName)")
+            #expect(asset.pairedType == .mpeg4Movie)
+            #expect(try Data(contentsOf: fixture.catalog.originalURL(of: try #require(asset.pairedMovie))) == movie)
+            guard case .object(let motion)? = asset.imageProperties["{MotionPhoto}"] else {
+                Issue.record("\(asset.fileName) has no {MotionPhoto} properties")
+                continue
+            }
+            #expect(motion["MovieLength"] == .number(Double(movie.count)))
+            if asset.fileName != "samsung.jpg" { #expect(motion["PresentationTimestampMicroseconds"] == .number(500_000)) }
+        }
+    }
+}
