@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Finds the movie a Motion Photo carries inside its still: an MP4 appended to a JPEG or HEIC, located by
 ///
@@ -224,10 +227,30 @@ public enum MotionPhotoReader {
         var offset = start
         while offset < file.size {
             let chunk = try file.read(at: offset, count: scanChunk + pattern.count - 1)
-            if let found = chunk.firstRange(of: pattern) { return offset + UInt64(found.lowerBound - chunk.startIndex) }
+            if let found = Self.firstIndex(of: pattern, in: chunk) { return offset + UInt64(found) }
             guard chunk.count >= pattern.count else { return nil }
             offset += UInt64(chunk.count - pattern.count + 1)
         }
         return nil
+    }
+
+    /// Where `pattern` first starts in `bytes` (from 0), found with the C library's `memchr` and
+    /// `memcmp`: Data's own search compares a byte at a time through generic indexing, and every
+    /// still is scanned.
+    static func firstIndex(of pattern: Data, in bytes: Data) -> Int? {
+        bytes.withUnsafeBytes { haystack in
+            pattern.withUnsafeBytes { needle in
+                guard let start = haystack.baseAddress, let wanted = needle.baseAddress, needle.count > 0 else { return nil }
+                let first = Int32(needle[0])
+                var position = 0
+                while haystack.count - position >= needle.count {
+                    guard let candidate = memchr(start + position, first, haystack.count - needle.count + 1 - position) else { return nil }
+                    let index = start.distance(to: UnsafeRawPointer(candidate))
+                    if memcmp(start + index, wanted, needle.count) == 0 { return index }
+                    position = index + 1
+                }
+                return nil
+            }
+        }
     }
 }
