@@ -8,7 +8,7 @@ import Testing
 /// corruption"): `count` distinct copies of a sample photo imported by an AddressSanitizer build of
 /// lightbox-picker with its usual render pool, so that a use after free or a double free anywhere
 /// on the import path (ours, libvips', liborc's) stops the picker and fails the test.
-/// `make test` builds that picker (`make asan`) and names it in LIGHTBOX_ASAN_BIN.
+/// The Motion Photo samples follow, hostile one included. `make test` builds that picker (`make asan`) and names it in LIGHTBOX_ASAN_BIN.
 @Suite(.serialized) struct ImportUnderAddressSanitizerTests {
     static let count = 2_000
 
@@ -44,5 +44,9 @@ import Testing
             cursor = page.next
         } while cursor != nil
         #expect(listed == Self.count, "every photo is in the catalog")
+
+        // The Motion Photo reader walks each still's XMP and boxes, the lying sample's too.
+        let motion = try await owner.importLibrary(at: ServiceHarness.repository.appendingPathComponent("Samples/motion").path)
+        #expect(motion.imported.count == 5, "\(motion.failed.prefix(3))")
     }
 }
