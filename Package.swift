@@ -116,8 +116,10 @@ let package = Package(
         .target(
             name: "Picker",
             dependencies: [
-                "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "Media",
+                "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "LightboxObjectStore", "Media",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +129,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PickerServer",
-            dependencies: ["Picker", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Picker", "LightboxObjectStore", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/PickerServer"
         ),
         .target(
@@ -189,8 +191,15 @@ let package = Package(
         .testTarget(name: "LightboxTransportTests", dependencies: ["LightboxTransport", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/LightboxTransportTests"),
         .testTarget(
             name: "ObjectStoreTests",
-            dependencies: ["LightboxObjectStore", "LightboxProtocol", .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "LightboxObjectStore", "LightboxProtocol", "SeaweedFSHarness",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Tests/ObjectStoreTests"
+        ),
+        // Starts SeaweedFS (`weed mini`) for the tests that need a real S3-compatible store.
+        .target(
+            name: "SeaweedFSHarness", dependencies: ["LightboxObjectStore", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/SeaweedFSHarness"
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
@@ -199,7 +208,9 @@ let package = Package(
         .testTarget(name: "PortalTests", dependencies: ["Portal", "LightboxProtocol"], path: "Tests/PortalTests"),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime"],
+            dependencies: [
+                "LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime", "SeaweedFSHarness",
+            ],
             path: "Tests/EndToEndTests"
         ),
     ],

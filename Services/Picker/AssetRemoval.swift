@@ -32,12 +32,14 @@ extension Catalog {
             (try AssetRecord.filter(Column("contentHash") == asset.contentHash && Column("storedPath") == asset.storedPath).fetchCount(db) > 0,
              try AssetRecord.filter(Column("contentHash") == asset.contentHash).fetchCount(db) > 0)
         }
+        // Best effort, as for local files: the rows are gone already. An object the store could not
+        // delete then (it was down) stays behind until the store is swept.
         if !pathInUse {
-            for folder in [originals, cloud] { try? FileManager.default.removeItem(at: folder.appendingPathComponent(asset.storedPath)) }
+            try? await originalStore.remove(asset.original)
         }
         if let movie = asset.pairedPath,
            try await database.detachedRead({ db in try AssetRecord.filter(Column("pairedPath") == movie).fetchCount(db) }) == 0 {
-            try? FileManager.default.removeItem(at: originals.appendingPathComponent(movie))
+            try? await originalStore.remove(OriginalFile(path: movie))
         }
         if !contentInUse {
             // Renditions are named `<hash>.<kind>` (`RenditionKey.fileName`) in the folder of the

@@ -13,6 +13,9 @@ struct Catalog: Sendable {
     let derived: URL
     /// Told after every write that records a library change, so watching apps hear of it.
     var changeFeed: LibraryChangeFeed?
+    /// The object store holding the originals, with `originals` as its local cache; nil keeps them
+    /// in the `originals` folder itself.
+    var objectStore: S3OriginalStore?
     /// `library.query` totals, per state of the library.
     let counts = QueryCounts()
 
@@ -102,7 +105,13 @@ struct Catalog: Sendable {
         return album
     }
 
-    /// The original's location, built only from the catalog's own relative path.
+    /// Where the originals are kept (`OriginalStore`): read them through it.
+    var originalStore: any OriginalStore {
+        objectStore ?? LocalOriginalFolder(originals: originals, cloud: cloud)
+    }
+
+    /// Where the original is written at import, built only from the catalog's own relative path
+    /// (with an object store, its cache's copy, there until the import kept it).
     func originalURL(of asset: AssetRecord) -> URL {
         (asset.isInCloud ? cloud : originals).appendingPathComponent(asset.storedPath)
     }

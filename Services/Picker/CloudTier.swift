@@ -24,6 +24,9 @@ actor CloudTier {
     /// Moves an asset's original into the cloud folder.
     func offload(_ asset: AssetRecord) async throws {
         guard !asset.isInCloud else { return }
+        guard catalog.originalStore.hasCloudTier else {
+            throw LightboxError(.badRequest, "This picker keeps its originals in an object store, which has no cloud tier to offload to yet.")
+        }
         try move(asset, from: catalog.originals, to: catalog.cloud)
         try await catalog.setInCloud(true, asset: asset.identifier)
     }

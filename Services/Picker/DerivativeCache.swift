@@ -62,6 +62,21 @@ actor DerivativeCache {
         }, use)
     }
 
+    /// Runs `use` with the derivative named `name`, made when missing by `make(source, destination)`
+    /// on the pool from the asset's original, brought to hand by `store` only then (an original in an
+    /// object store is fetched to its cache only when a derivative must be made from it).
+    func withFile<Result: Sendable>(
+        named name: String, from original: OriginalFile, in store: any OriginalStore,
+        make: @escaping @Sendable (URL, URL) throws -> Void, _ use: @Sendable (URL) async throws -> Result
+    ) async throws -> Result {
+        let pool = self.pool
+        return try await withFile(named: name, producing: { url in
+            try await store.withLocalFile(original) { source in
+                try await pool.run { try Self.makeBlocking(url) { try make(source, $0) } }
+            }
+        }, use)
+    }
+
     /// The derivative named `name`, made by an async `make` that bounds its own work (a transcode
     /// runs as a budgeted child process in a transcode slot, so it only awaits here and holds no
     /// pool thread). The file is not kept from eviction after this returns: open it at once.

@@ -321,20 +321,33 @@ struct LibraryImporter: Sendable {
         return identifier
     }
 
-    /// Inserts the records once their stored files are durable (`DurableFiles`): an acknowledged
-    /// import survives a crash with its files. The files are written unsynced and synced here, once
-    /// per batch. Returns the identifiers that were new, as `Catalog.insert` does.
+    /// Inserts the records once their stored files are durable (`makeDurable`): an acknowledged
+    /// import survives a crash with its files. Returns the identifiers that were new, as
+    /// `Catalog.insert` does.
     @discardableResult
     func commit(_ records: [AssetRecord]) async throws -> Set<String> {
         guard !records.isEmpty else { return [] }
+        try await makeDurable(records)
+        return try await catalog.insert(records)
+    }
+
+    /// Makes the records' stored files durable: written unsynced, they are synced here once per
+    /// batch (`DurableFiles`), then kept by the original store (uploaded, when it is an object
+    /// store: the rows are committed only once it confirmed every file).
+    func makeDurable(_ records: [AssetRecord]) async throws {
         let files = records.flatMap(storedFiles)
         try await onPool { try DurableFiles.sync(files) }
-        return try await catalog.insert(records)
+        try await catalog.originalStore.keep(records.flatMap(storedOriginals))
     }
 
     /// The files stored for a record: its original, and a Live Photo's movie.
     func storedFiles(of record: AssetRecord) -> [URL] {
         [catalog.originalURL(of: record)] + (record.pairedPath.map { [catalog.originals.appendingPathComponent($0)] } ?? [])
+    }
+
+    /// The originals stored for a record, as `storedFiles` names them.
+    func storedOriginals(of record: AssetRecord) -> [OriginalFile] {
+        [record.original] + (record.pairedPath.map { [OriginalFile(path: $0)] } ?? [])
     }
 
     /// Images must decode before they join the library; one that does not leaves no stored copy.

@@ -40,6 +40,8 @@ public final class PickerService: Service {
         public var renderThreads = BlockingWorkPool.defaultThreadCount
         /// How long one rendering or transcode may compute before it is stopped (`timeout`).
         public var renderTimeLimit: Duration = .seconds(20)
+        /// Originals in an S3-compatible object store instead of DATA/picker/originals.
+        public var objectStore: ObjectStoreOriginals?
 
         public init(dataDirectory: URL, endpoint: String, authEndpoint: String) {
             self.dataDirectory = dataDirectory
@@ -91,9 +93,11 @@ public final class PickerService: Service {
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
         let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
         changeFeed = try LibraryChangeFeed(database: database)
-        catalog = Catalog(database: database, originals: pickerFolder.appendingPathComponent("originals"),
+        // With an object store, the local originals folder is its cache.
+        let objectStore = try configuration.objectStore.map { try $0.makeStore(defaultCache: pickerFolder.appendingPathComponent("originals-cache")) }
+        catalog = Catalog(database: database, originals: objectStore?.cache.folder ?? pickerFolder.appendingPathComponent("originals"),
                           cloud: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"),
-                          derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed)
+                          derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed, objectStore: objectStore)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
         decisions = LibraryDecisions(cache: DecisionCache(), selections: SelectionTable(database: database), launches: LaunchNotices(),
@@ -198,6 +202,7 @@ public final class PickerService: Service {
         }
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
+        await catalog.objectStore?.client.shutdown()
     }
 }
 

@@ -18,7 +18,7 @@ final class RenditionStore: Sendable {
     /// shorter than a wait in the pool's queue behind renderings); longer ones on the pool.
     static let readInPlaceBytes = 256 << 10
 
-    /// Where originals are (`originalURL(of:)`) and the disk tier's folder.
+    /// Where originals are (`originalStore`) and the disk tier's folder.
     private let catalog: Catalog
     private let disk: DerivativeCache
     private let memory: RecentRenditions
@@ -92,11 +92,10 @@ final class RenditionStore: Sendable {
     private func still(_ key: RenditionKey, of asset: AssetRecord) async throws -> Rendition {
         let name = key.fileName
         if let cached = cachedStill(named: name) { return cached }
-        let original = catalog.originalURL(of: asset)
         let kind = key.kind
         let timeLimit = self.timeLimit
         do {
-            return try await disk.withFile(named: name) { destination in
+            return try await disk.withFile(named: name, from: asset.original, in: catalog.originalStore) { original, destination in
                 try Self.makeStill(kind, of: original, contents: nil, timeLimit: timeLimit, to: destination)
             } _: { try await self.read($0) }
         } catch let error as MediaError {
@@ -147,7 +146,7 @@ final class RenditionStore: Sendable {
     func movie(of asset: AssetRecord, _ derivative: VideoDerivative,
                progress: @escaping @Sendable (TranscodeProgress) -> Void) async throws -> URL {
         let name = RenditionKey(contentHash: asset.contentHash, kind: .movie(derivative)).fileName
-        let original = catalog.originalURL(of: asset)
+        let store = catalog.originalStore
         let logger = self.logger
         let pool = self.pool
         let board = TranscodeProgressBoard.shared
@@ -156,8 +155,10 @@ final class RenditionStore: Sendable {
                 try await disk.file(named: name) { destination in
                     defer { board.remove(name) }
                     let started = ContinuousClock.now
-                    try await VideoTranscoder.transcode(original, to: destination, as: derivative, blocking: pool) { encoded, duration in
-                        report(TranscodeProgress(completed: encoded, total: duration))
+                    try await store.withLocalFile(asset.original) { original in
+                        try await VideoTranscoder.transcode(original, to: destination, as: derivative, blocking: pool) { encoded, duration in
+                            report(TranscodeProgress(completed: encoded, total: duration))
+                        }
                     }
                     let size = (try? FileManager.default.attributesOfItem(atPath: destination.path)[.size] as? Int) ?? nil
                     logger.info("transcoded", metadata: ["asset": "\(asset.identifier)", "derivative": "\(derivative.rawValue)",
@@ -178,7 +179,7 @@ final class RenditionStore: Sendable {
         progress: @escaping @Sendable (TranscodeProgress) -> Void = { _ in },
         _ use: @escaping @Sendable (URL) async throws -> Result
     ) async throws -> Result {
-        let original = catalog.originalURL(of: asset)
+        let store = catalog.originalStore
         let timeLimit = self.timeLimit
         // The last step: without the metadata the pick removes, or the file as it is.
         let stripped: @Sendable (URL, RenditionKey.Source) async throws -> Result = { [self] file, source in
@@ -195,13 +196,23 @@ final class RenditionStore: Sendable {
             if representation == .mpeg4Movie, Representations.hasCompatibleMovie(asset) {
                 return try await stripped(try await movie(of: asset, .compatible, progress: progress), .compatible)
             }
-            guard representation == .jpeg, asset.type != .jpeg else { return try await stripped(original, .original) }
-            return try await disk.withFile(named: RenditionKey(contentHash: asset.contentHash, kind: .compatibleJPEG).fileName) { destination in
+            guard representation == .jpeg, asset.type != .jpeg else {
+                return try await store.withLocalFile(asset.original) { try await stripped($0, .original) }
+            }
+            let name = RenditionKey(contentHash: asset.contentHash, kind: .compatibleJPEG).fileName
+            return try await disk.withFile(named: name, from: asset.original, in: store) { original, destination in
                 try ImageRenderer.compatibleJPEG(of: original, to: destination, timeLimit: timeLimit)
             } _: { try await stripped($0, .compatible) }
         } catch let error as MediaError {
             throw error.during(.prepareAsset)
         }
+    }
+
+    /// Whether `withDeliverableFile` would deliver the original itself, unchanged (a load can then
+    /// stream it from wherever it is kept, `AssetStreamer.streamOriginal`).
+    static func deliversOriginal(_ asset: AssetRecord, as representation: UTType, stripping: MetadataStripping) -> Bool {
+        stripping == .none && !(representation == .mpeg4Movie && Representations.hasCompatibleMovie(asset))
+            && !(representation == .jpeg && asset.type != .jpeg)
     }
 
     /// `file` (the original or the compatible movie, as `source` says) remuxed without what

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import LightboxObjectStore
 import LightboxServiceRuntime
 import LightboxTransport
 import Logging
@@ -54,6 +55,34 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Megabytes the derived files (thumbnails, transcodes) may take; the least recently used are removed first.")
     var derivedQuotaMb = 1024
 
+    @Option(help: ArgumentHelp("""
+        Keep originals in an S3-compatible object store (s3://BUCKET/PREFIX) instead of DATA/picker/originals; \
+        needs --s3-endpoint, and credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or --s3-credentials. \
+        Env: LIGHTBOX_PICKER_ORIGINALS.
+        """, valueName: "s3://bucket/prefix"))
+    var originals = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ORIGINALS"]
+
+    @Option(help: "The object store's URL (http://HOST:PORT or https://HOST), addressed path-style. Env: LIGHTBOX_S3_ENDPOINT.")
+    var s3Endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_S3_ENDPOINT"]
+
+    @Option(help: "An AWS-style credentials file (aws_access_key_id = …, aws_secret_access_key = …), mode 0600.")
+    var s3Credentials: String?
+
+    @Option(help: "The region requests to the object store are signed for.")
+    var s3Region = "us-east-1"
+
+    @Option(help: "Seconds the object store may stay silent before the app gets a timeout.")
+    var s3Timeout = 30
+
+    @Option(help: "The local cache in front of the object store (default DATA/picker/originals-cache).")
+    var cache: String?
+
+    @Option(help: "Megabytes the cache of originals may hold; the least recently used are removed first.")
+    var cacheMb = 4096
+
+    @Option(help: "Originals the cache may hold.")
+    var cacheFiles = 10_000
+
     @Option(help: "Renderings and transcodes run at once (default: one per core, at most 8).")
     var renderThreads: Int?
 
@@ -79,6 +108,30 @@ struct PickerServerCommand: AsyncParsableCommand {
         guard derivedQuotaMb >= 1 else { throw ValidationError("--derived-quota-mb must be at least 1") }
         guard (renderThreads ?? 1) >= 1 else { throw ValidationError("--render-threads must be at least 1") }
         guard renderTimeLimit >= 1 else { throw ValidationError("--render-time-limit must be at least 1 second") }
+        if let originals {
+            guard S3Location(url: originals) != nil else { throw ValidationError("--originals must look like s3://BUCKET/PREFIX") }
+            guard s3Endpoint != nil else { throw ValidationError("--originals needs --s3-endpoint URL (the object store, e.g. http://127.0.0.1:8333)") }
+        }
+        guard s3Timeout >= 1 else { throw ValidationError("--s3-timeout must be at least 1 second") }
+        guard cacheMb >= 1, cacheFiles >= 1 else { throw ValidationError("--cache-mb and --cache-files must be at least 1") }
+    }
+
+    /// Where and how the originals are kept in an object store; nil for the local folder.
+    func objectStore() throws -> ObjectStoreOriginals? {
+        guard let originals, let location = S3Location(url: originals), let s3Endpoint else { return nil }
+        let credentials: SigningCredentials
+        do throws(ObjectStoreError) {
+            credentials = try SigningCredentials.load(file: s3Credentials)
+        } catch {
+            throw ValidationError(error.message)
+        }
+        var store = ObjectStoreOriginals(location: location, endpoint: s3Endpoint, credentials: credentials)
+        store.region = s3Region
+        store.timeouts = S3Timeouts(connect: .seconds(5), idle: .seconds(Int64(s3Timeout)))
+        store.cacheFolder = cache.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        store.cacheBytes = Int64(cacheMb) << 20
+        store.cacheFiles = cacheFiles
+        return store
     }
 
     func run() async throws {
@@ -86,6 +139,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         let logger = Logger(label: "lightbox.picker")
         var tightened = try PrivateDataFolder.secure(URL(fileURLWithPath: data))
         if let cloudFolder { tightened += try PrivateDataFolder.secure(URL(fileURLWithPath: cloudFolder)) }
+        if let cache { tightened += try PrivateDataFolder.secure(URL(fileURLWithPath: cache)) }
         if tightened > 0 { logger.notice("made the data folder private", metadata: ["modesChanged": "\(tightened)"]) }
         var services: [any Service] = []
         if let metrics {
@@ -102,6 +156,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.derivedQuota = Int64(derivedQuotaMb) << 20
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
+        configuration.objectStore = try objectStore()
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }

@@ -139,6 +139,10 @@ public struct Responder: Sendable {
             }
         } catch is CancellationError {
             return .abandoned
+        } catch let error as any LightboxErrorConvertible {
+            // A source that knows what went wrong (an object store that stopped answering: `timeout`).
+            fail(error.lightboxError)
+            return .failed("\(error)")
         } catch {
             fail(LightboxError(.badMedia, "Reading the file failed: \(error)"))
             return .failed("\(error)")

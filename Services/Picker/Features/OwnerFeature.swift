@@ -58,16 +58,25 @@ struct OwnerFeature: Sendable {
         guard let asset = try await cloud.localAsset(stored, networkAccessAllowed: true, progress: { _ in }) else {
             throw LightboxError(.inCloud, "\(body.asset) is in the cloud tier and could not be brought back.")
         }
-        let file: URL, type: UTType
+        let (info, bytes): (MediaRangeInfo, Data)
         switch body.part {
         case .original:
-            (file, type) = (catalog.originalURL(of: asset), asset.type)
+            (info, bytes) = try await catalog.originalStore.withLocalFile(asset.original) { file in
+                try Self.range(of: file, offset: offset, length: length, asset: asset.identifier, type: asset.type)
+            }
         case .movie:
             guard let movie = asset.mediaType == .video ? asset : asset.pairedMovie else {
                 throw LightboxError(.badRequest, "\(body.asset) has no movie; ask for its original.", details: ["asset": body.asset])
             }
-            (file, type) = (try await renditions.movie(of: movie, .medium) { _ in }, .mpeg4Movie)
+            let file = try await renditions.movie(of: movie, .medium) { _ in }
+            (info, bytes) = try Self.range(of: file, offset: offset, length: length, asset: asset.identifier, type: .mpeg4Movie)
         }
+        context.replyAttachments = [bytes]
+        return info
+    }
+
+    /// `length` bytes of `file` from `offset`, as the answer's attachment.
+    private static func range(of file: URL, offset: Int64, length: Int, asset: String, type: UTType) throws -> (MediaRangeInfo, Data) {
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         let total = Int64(try handle.seekToEnd())
@@ -76,8 +85,7 @@ struct OwnerFeature: Sendable {
         }
         try handle.seek(toOffset: UInt64(offset))
         let bytes = length == 0 ? Data() : try handle.read(upToCount: length) ?? Data()
-        context.replyAttachments = [bytes]
-        return MediaRangeInfo(asset: asset.identifier, type: type, totalBytes: total, offset: offset, length: bytes.count)
+        return (MediaRangeInfo(asset: asset, type: type, totalBytes: total, offset: offset, length: bytes.count), bytes)
     }
 
     /// An asset of the library, for the owner; anything else is `notFound`.

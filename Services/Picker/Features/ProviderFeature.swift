@@ -41,10 +41,16 @@ struct ProviderFeature: Sendable {
     func load(_ app: AppID, _ body: LoadRequest, _ context: inout RequestContext) async throws -> Streamed<StreamCompletion> {
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
         let responder = context.responder
-        let outcome = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation,
+        let outcome: StreamOutcome
+        if RenditionStore.deliversOriginal(loadable.asset, as: loadable.representation, stripping: loadable.stripping) {
+            outcome = try await streamer.streamOriginal(loadable.asset, as: loadable.representation, credit: body.credit,
+                                                        chunkSize: body.chunkSize, app: app, responder: responder)
+        } else {
+            outcome = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation,
                                                                stripping: loadable.stripping, progress: { responder.progress($0) }) { file in
-            try await streamer.stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
-                             app: app, responder: responder)
+                try await streamer.stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
+                                          app: app, responder: responder)
+            }
         }
         context.audit(AuditFacts(outcome, asset: loadable.asset.identifier))
         return .stream(outcome)

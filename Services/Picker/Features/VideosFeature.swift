@@ -34,16 +34,17 @@ struct VideosFeature: Sendable {
         case .mediumQualityFormat: .medium
         case .automatic, .highQualityFormat: nil
         }
-        let file: URL, type: UTType, quality: String
+        let outcome: StreamOutcome
         if let derivative {
-            file = try await renditions.movie(of: local, derivative) { responder.progress($0) }
-            (type, quality) = (.mpeg4Movie, derivative.rawValue)
+            let file = try await renditions.movie(of: local, derivative) { responder.progress($0) }
+            context.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
+            outcome = try await streamer.stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app,
+                                                responder: responder)
         } else {
-            (file, type, quality) = (catalog.originalURL(of: local), local.type, "original")
+            context.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
+            outcome = try await streamer.streamOriginal(local, as: local.type, credit: body.credit, chunkSize: body.chunkSize, app: app,
+                                                        responder: responder)
         }
-        context.event(VideoResultInfo(isInCloud: false, deliveredQuality: quality, type: type))
-        let outcome = try await streamer.stream(local, file: file, as: type, credit: body.credit, chunkSize: body.chunkSize, app: app,
-                                       responder: responder)
         context.audit(AuditFacts(outcome, asset: local.identifier))
         return .stream(outcome)
     }

