@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import LightboxObjectStore
 import LightboxProtocol
 import LightboxTransport
 import Logging
@@ -151,6 +152,9 @@ public final class PickerService: Service {
                 }
             } catch let error as LightboxError {
                 logger.error("could not import a folder", metadata: ["folder": "\(folder.path)", "reason": "\(error.message)"])
+            } catch let error as ObjectStoreError {
+                // The store holding the originals is down: what the catalog and the cache hold is served.
+                logger.error("could not import a folder", metadata: ["folder": "\(folder.path)", "reason": "\(error)"])
             }
         }
 

@@ -18,18 +18,21 @@ struct ObjectStoreOriginalsTests {
         let store: SeaweedFSServer
         let cache: URL
         let harness: ServiceHarness
+        /// How long the services took to start, their import included.
+        let startup: Duration
 
         static func start(importFolders: [URL] = [ServiceHarness.samples], cacheOptions: [String] = []) async throws -> Setup {
             let store = try await SeaweedFSServer.start()
             let cache = URL(fileURLWithPath: "/tmp/lbs3-cache-\(UUID().uuidString.prefix(8))")
             do {
+                let started = ContinuousClock.now
                 let harness = try await ServiceHarness.start(
                     importFolders: importFolders,
                     pickerOptions: ["--originals", "s3://\(SeaweedFSServer.bucket)/\(prefix)", "--s3-endpoint", store.endpoint,
                                     "--cache", cache.path, "--s3-timeout", "5"] + cacheOptions,
                     environment: ["AWS_ACCESS_KEY_ID": SeaweedFSServer.credentials.accessKeyID,
                                   "AWS_SECRET_ACCESS_KEY": SeaweedFSServer.credentials.secretAccessKey])
-                return Setup(store: store, cache: cache, harness: harness)
+                return Setup(store: store, cache: cache, harness: harness, startup: ContinuousClock.now - started)
             } catch {
                 store.stop()
                 throw error
@@ -195,6 +198,15 @@ struct ObjectStoreOriginalsTests {
         print("load from a stopped object store failed after \(ContinuousClock.now - started)")
         _ = try await harness.ownerConnection().request(.ping, Empty(), as: ServiceIdentity.self)
         #expect(try await harbour.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
+        // Derived files made at import are served without the original.
+        let thumbnail = try await harness.owner().thumbnail(of: try await harness.asset(named: "sunset.png").identifier)
+        #expect(try harness.metadata(of: thumbnail.jpeg).mediaType == .image)
+
+        // A picker started while the store is down (its --import cannot upload) comes up and serves its cache.
+        #expect(try await harness.restartPicker() == 0)
+        let again = try await harness.pickProvider(named: "harbour.jpg", as: try await harness.directory.connectToPicker(
+            as: try harness.directory.appKeyPair("demo")))
+        #expect(try await again.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
     }
 
     /// A large original goes up in parts and comes back as a stream of ranged reads, the picker's
@@ -215,13 +227,16 @@ struct ObjectStoreOriginalsTests {
         let fromStore = try await timedLoad(of: original, harness: setup.harness)
         #expect(setup.cachedFiles().isEmpty)
 
+        let localStarted = ContinuousClock.now
         let local = try await ServiceHarness.start(importFolders: [media])
+        let localStartup = ContinuousClock.now - localStarted
         defer { #expect(local.stop() == (0, 0)) }
         let fromFolder = try await timedLoad(of: original, harness: local)
         let megabytes = Double(size) / Double(1 << 20)
         func rate(_ duration: Duration) -> String {
             String(format: "%.0f MiB/s", megabytes / (Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18))
         }
+        print("\(Int(megabytes)) MiB import (services' start included): object store \(setup.startup), local folder \(localStartup)")
         print("\(Int(megabytes)) MiB streamed load: object store \(fromStore.elapsed) (\(rate(fromStore.elapsed))), picker peak grew \(fromStore.growth >> 20) MiB; local folder \(fromFolder.elapsed) (\(rate(fromFolder.elapsed))), grew \(fromFolder.growth >> 20) MiB")
         #expect(fromStore.growth < 64 << 20)
     }
