@@ -182,13 +182,16 @@ final class RenditionStore: Sendable {
         let store = catalog.originalStore
         let timeLimit = self.timeLimit
         // The last step: without the metadata the pick removes, or the file as it is.
+        let strippedStill: @Sendable (RenditionKey.Source) -> String = { source in
+            RenditionKey(contentHash: asset.contentHash,
+                         kind: .stripped(source, stripping, fileExtension: representation.preferredFilenameExtension ?? "bin")).fileName
+        }
         let stripped: @Sendable (URL, RenditionKey.Source) async throws -> Result = { [self] file, source in
             guard stripping != .none else { return try await use(file) }
             if asset.mediaType == .video {
                 return try await use(try await movie(without: stripping, of: asset, from: file, source: source))
             }
-            let kind = RenditionKey.Kind.stripped(source, stripping, fileExtension: representation.preferredFilenameExtension ?? "bin")
-            return try await disk.withFile(named: RenditionKey(contentHash: asset.contentHash, kind: kind).fileName) { destination in
+            return try await disk.withFile(named: strippedStill(source)) { destination in
                 try MetadataStripper.strip(stripping, from: file, to: destination)
             } _: { try await use($0) }
         }
@@ -197,7 +200,13 @@ final class RenditionStore: Sendable {
                 return try await stripped(try await movie(of: asset, .compatible, progress: progress), .compatible)
             }
             guard representation == .jpeg, asset.type != .jpeg else {
-                return try await store.withLocalFile(asset.original) { try await stripped($0, .original) }
+                guard stripping != .none, asset.mediaType != .video else {
+                    return try await store.withLocalFile(asset.original) { try await stripped($0, .original) }
+                }
+                // A still without metadata: the original is fetched only when the copy must be made.
+                return try await disk.withFile(named: strippedStill(.original), from: asset.original, in: store) { original, destination in
+                    try MetadataStripper.strip(stripping, from: original, to: destination)
+                } _: { try await use($0) }
             }
             let name = RenditionKey(contentHash: asset.contentHash, kind: .compatibleJPEG).fileName
             return try await disk.withFile(named: name, from: asset.original, in: store) { original, destination in

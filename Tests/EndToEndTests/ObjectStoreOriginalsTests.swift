@@ -174,7 +174,7 @@ struct ObjectStoreOriginalsTests {
     }
 
     /// A store that stops answering gives the app `timeout` with a sentence naming the object store,
-    /// not a hang; the picker still answers, and what its cache holds it still serves.
+    /// not a hang; the picker still answers, and what its cache and derived files hold it still serves.
     @Test func aStoreThatStopsGivesTimeoutAndTheCacheIsStillServed() async throws {
         let setup = try await Setup.start(cacheOptions: ["--cache-files", "1"])
         defer { setup.stop() }
@@ -183,6 +183,9 @@ struct ObjectStoreOriginalsTests {
         let harbour = try await harness.pickProvider(named: "harbour.jpg", as: app)
         var sunset = try await harness.pickProvider(named: "sunset.png", as: app)
         sunset.delivery = .stream
+        // A copy of portrait.jpg without its metadata is made (and kept in the derived files).
+        let stripped = try await harness.pickProvider(named: "portrait.jpg", as: app, strip: .all)
+        let strippedBytes = try await stripped.loadDataRepresentation()
         // harbour.jpg is fetched into the cache (delivery by descriptor), the only original it keeps.
         #expect(try await harbour.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
 
@@ -198,6 +201,7 @@ struct ObjectStoreOriginalsTests {
         print("load from a stopped object store failed after \(ContinuousClock.now - started)")
         _ = try await harness.ownerConnection().request(.ping, Empty(), as: ServiceIdentity.self)
         #expect(try await harbour.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
+        #expect(try await stripped.loadDataRepresentation() == strippedBytes)
         // Derived files made at import are served without the original.
         let thumbnail = try await harness.owner().thumbnail(of: try await harness.asset(named: "sunset.png").identifier)
         #expect(try harness.metadata(of: thumbnail.jpeg).mediaType == .image)
