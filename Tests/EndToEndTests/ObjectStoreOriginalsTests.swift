@@ -213,6 +213,33 @@ struct ObjectStoreOriginalsTests {
         #expect(try await again.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("harbour.jpg"))))
     }
 
+    /// A store that hangs (it accepts connections and never answers) gives the app `timeout` once
+    /// `--s3-timeout` has passed, not a hang; meanwhile the picker answers; once the store is back, the load works.
+    @Test func aStoreThatHangsGivesTimeoutAfterItsTimeLimit() async throws {
+        let setup = try await Setup.start(cacheOptions: ["--cache-files", "1"])
+        defer { setup.stop() }
+        let harness = setup.harness
+        let app = try await harness.registerApp("demo")
+        var meadow = try await harness.pickProvider(named: "meadow.webp", as: app)
+        meadow.delivery = .stream
+        let original = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("meadow.webp"))
+
+        setup.store.pause()
+        async let load = meadow.loadDataRepresentation()
+        _ = try await harness.ownerConnection().request(.ping, Empty(), as: ServiceIdentity.self)
+        let started = ContinuousClock.now
+        do {
+            _ = try await load
+            Issue.record("a load from a hung store succeeded")
+        } catch let error as LightboxError {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("object store"), "\(error.message)")
+        }
+        print("load from a hung object store (--s3-timeout 5) failed after \(ContinuousClock.now - started) more")
+        setup.store.resume()
+        #expect(try await meadow.loadDataRepresentation() == original)
+    }
+
     /// A large original goes up in parts and comes back as a stream of ranged reads, the picker's
     /// memory bounded; the time it takes beside the same load from a local folder is printed.
     @Test func aLargeOriginalUploadsInPartsAndStreamsInBoundedMemory() async throws {

@@ -88,6 +88,18 @@ public final class SeaweedFSServer: @unchecked Sendable {
         process.waitUntilExit()
     }
 
+    /// Suspends the server (SIGSTOP): connections are still accepted by the kernel, but nothing answers: a store that hangs.
+    public func pause() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGSTOP)
+    }
+
+    /// Lets a paused server run again (SIGCONT).
+    public func resume() {
+        guard process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGCONT)
+    }
+
     private func waitForBucket() async throws {
         let client = try client(timeouts: S3Timeouts(connect: .seconds(2), idle: .seconds(5)))
         defer { Task { await client.shutdown() } }
