@@ -60,6 +60,13 @@ struct ObjectStoreOriginalsTests {
             }
         }
 
+        /// The item provider of one named asset picked for `app`, loading by credit stream (never by descriptor).
+        func streamedProvider(named name: String, as app: DealerConnection) async throws -> ItemProvider {
+            var provider = try await harness.pickProvider(named: name, as: app)
+            provider.delivery = .stream
+            return provider
+        }
+
         /// The originals the cache holds now (no partial downloads).
         func cachedFiles() -> [String] {
             let folder = cache.appendingPathComponent("originals")
@@ -181,8 +188,7 @@ struct ObjectStoreOriginalsTests {
         let harness = setup.harness
         let app = try await harness.registerApp("demo")
         let harbour = try await harness.pickProvider(named: "harbour.jpg", as: app)
-        var sunset = try await harness.pickProvider(named: "sunset.png", as: app)
-        sunset.delivery = .stream
+        let sunset = try await setup.streamedProvider(named: "sunset.png", as: app)
         // A copy of portrait.jpg without its metadata is made (and kept in the derived files).
         let stripped = try await harness.pickProvider(named: "portrait.jpg", as: app, strip: .all)
         let strippedBytes = try await stripped.loadDataRepresentation()
@@ -220,8 +226,7 @@ struct ObjectStoreOriginalsTests {
         defer { setup.stop() }
         let harness = setup.harness
         let app = try await harness.registerApp("demo")
-        var meadow = try await harness.pickProvider(named: "meadow.webp", as: app)
-        meadow.delivery = .stream
+        let meadow = try await setup.streamedProvider(named: "meadow.webp", as: app)
         let original = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("meadow.webp"))
 
         setup.store.pause()
