@@ -9,6 +9,9 @@ extension SetAccessRequest.AddOnly: ExpressibleByArgument {}
 extension PromptAnswer: ExpressibleByArgument {}
 extension AccessLevel: ExpressibleByArgument {}
 extension MediaType: ExpressibleByArgument {}
+extension TimeSpan: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
 
 /// The owner's terminal surface.
 struct UserCommand: AsyncParsableCommand {
@@ -108,19 +111,27 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "allow, none or restricted.") var addOnly: SetAccessRequest.AddOnly?
         @Option(parsing: .upToNextOption, help: "The whole limited selection (asset identifiers).") var select: [String] = []
         @Flag(help: "Back to notDetermined at both levels; the selection is cleared.") var reset = false
+        @Option(name: .customLong("for"), help: ArgumentHelp("How long the access given lasts (1h, 1d, 7d…); without, until changed.", valueName: "span"))
+        var term: TimeSpan?
+        @Flag(help: "When the --for term ends, deny instead of letting the app ask again.") var thenDeny = false
 
         func validate() throws {
             guard reset || readWrite != nil || addOnly != nil || !select.isEmpty else {
                 throw ValidationError("Give --read-write, --add-only, --select or --reset.")
             }
+            if let term, term.duration == .zero { throw ValidationError("--for takes a span such as 1h or 7d; leave it out for until changed.") }
+            if thenDeny, term == nil { throw ValidationError("--then-deny needs --for.") }
         }
 
         func run() async throws {
+            let end = term.map { GrantTerm(until: Date().addingTimeInterval(TimeInterval($0.duration.components.seconds)),
+                                           then: thenDeny ? .deny : nil) }
             let request = SetAccessRequest(app: app, readWrite: readWrite, addOnly: addOnly, selection: select.isEmpty ? nil : select,
-                                           reset: reset ? true : nil)
+                                           reset: reset ? true : nil, term: end)
             let result = try await services.settingsAsOwner().setAccess(request)
             let access = result.access
-            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\tchange \(result.token)")
+            let until = [access.readWriteTerm, access.addOnlyTerm].compactMap { $0?.until }.min().map { "\tuntil \($0.formatted(.iso8601))" } ?? ""
+            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\tchange \(result.token)\(until)")
         }
     }
 

@@ -78,6 +78,18 @@ enum AuthDatabase {
                 t.column("announcedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v6 grants that end, access reset when unused") { db in
+            try db.alter(table: "authorization") { t in
+                t.add(column: "expiresAt", .datetime)
+                t.add(column: "afterExpiry", .text)
+            }
+            try db.create(index: "authorization_expiresAt", on: "authorization", columns: ["expiresAt"])
+            try db.create(table: "unusedReset") { t in
+                t.primaryKey("app", .text)
+                t.column("unusedSince", .datetime).notNull()
+                t.column("resetAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

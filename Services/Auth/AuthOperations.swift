@@ -7,13 +7,12 @@ extension AuthService {
         var table = OperationTable(serviceName: "lightbox-auth", auditor: audit)
         table.on(Operations.ping) { principal, _, _ in ServiceIdentity(service: "auth", principal: principal.userId) }
         table.on(Operations.whoami) { principal, _, _ in ServiceIdentity(service: "auth", principal: principal.userId) }
-        let accessChanges = AccessChanges(broadcaster: broadcaster, followers: followers, logger: logger)
         AuthorizationFeature(store: store, registry: registry, prompts: prompts, promptWaits: promptWaits,
                              promptTimeout: configuration.promptTimeout, broadcaster: broadcaster, launches: launches,
                              accessChanges: accessChanges, logger: logger).register(in: &table)
         PromptsFeature(store: store, registry: registry, prompts: prompts, promptWaits: promptWaits, promptTimeout: configuration.promptTimeout,
-                       accessChanges: accessChanges, logger: logger).register(in: &table)
-        SettingsFeature(store: store, registry: registry, accessChanges: accessChanges).register(in: &table)
+                       accessChanges: accessChanges, grantTerms: grantTerms, logger: logger).register(in: &table)
+        SettingsFeature(store: store, registry: registry, accessChanges: accessChanges, grantTerms: grantTerms).register(in: &table)
         RegistryFeature(registry: registry, logger: logger).register(in: &table)
         DecisionsFeature(store: store, followers: followers).register(in: &table)
         AuditFeature(audit: audit).register(in: &table)

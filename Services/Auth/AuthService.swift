@@ -21,6 +21,8 @@ public final class AuthService: Service {
         public var shutdownGracePeriod: Duration = .seconds(5)
         /// Connections one app may hold to this service at once; one more is refused in its handshake.
         public var maximumConnectionsPerApp = 16
+        /// Access an app has not used for this long is reset to notDetermined; nil never resets.
+        public var resetUnusedAfter: Duration? = .seconds(90 * 86_400)
         /// Called once the endpoint is bound and requests are served (systemd's READY=1).
         public var onServing: @Sendable () -> Void = {}
 
@@ -36,7 +38,11 @@ public final class AuthService: Service {
     /// The timeouts of open prompts, of decision confirmations and of the owner's long polls.
     let deadlines: Deadlines
     let prompts: PromptCenter
-    let broadcaster = ChangeBroadcaster()
+    let broadcaster: ChangeBroadcaster
+    /// Where committed changes of access go: watchers and the picker.
+    let accessChanges: AccessChanges
+    /// Grants that end, and access reset when unused.
+    let grantTerms: GrantTerms
     let launches = LaunchTracker()
     let followers: DecisionFollowers
     /// Requests waiting on the owner, per app; they hold no handler slot while they wait.
@@ -57,6 +63,11 @@ public final class AuthService: Service {
         registry = AppRegistry(database: database)
         store = AuthorizationStore(database: database)
         audit = AuditLog(database: database)
+        let broadcaster = ChangeBroadcaster()
+        self.broadcaster = broadcaster
+        accessChanges = AccessChanges(broadcaster: broadcaster, followers: followers, logger: logger)
+        grantTerms = GrantTerms(store: store, accessChanges: accessChanges, deadlines: deadlines,
+                                unusedAfter: configuration.resetUnusedAfter, logger: logger)
     }
 
     /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
@@ -92,10 +103,13 @@ public final class AuthService: Service {
         let interval = configuration.watchKeepAlive
         let followers = self.followers
         let deadlines = self.deadlines
+        let grantTerms = self.grantTerms
         // The keep-alive loops and the deadlines are child tasks: they end with the serving,
         // cancelled once shutdown begins.
         await withDiscardingTaskGroup { group in
             group.addTask { await deadlines.run() }
+            group.addTask { await grantTerms.start() }
+            group.addTask { await grantTerms.resetUnusedAccess() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)

@@ -12,6 +12,9 @@ public struct AuthorizationStore: Sendable {
         var readWrite: AuthorizationStatus
         var addOnly: AuthorizationStatus
         var selection: [String]
+        /// When each level's grant ends, if it does.
+        var readWriteTerm: GrantTerm?
+        var addOnlyTerm: GrantTerm?
 
         func status(_ level: AccessLevel) -> AuthorizationStatus {
             level == .readWrite ? readWrite : addOnly
@@ -29,6 +32,9 @@ public struct AuthorizationStore: Sendable {
         /// Change nothing unless this level is still notDetermined (a prompt's answer: the owner's
         /// settings may have answered it meanwhile).
         var onlyWhileNotDetermined: AccessLevel?
+        /// The term of the grants this update sets. Each level the update names gets it if its new
+        /// status is a grant, and loses any term otherwise; a level it does not name keeps its own.
+        var term: GrantTerm?
     }
 
     /// The app's state after an update, and the changes it made: what the update's audit line says.
@@ -69,27 +75,38 @@ public struct AuthorizationStore: Sendable {
     }
 
     static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
-        var statuses: [String: AuthorizationStatus] = [:]
-        let rows = try StatusRow.fetchAll(positionally: db.cachedStatement(sql: statusesOfApp), arguments: [app])
-        for row in rows { statuses[row.level] = AuthorizationStatus(rawValue: row.status) }
+        var rows: [String: StatusRow] = [:]
+        for row in try StatusRow.fetchAll(positionally: db.cachedStatement(sql: statusesOfApp), arguments: [app]) { rows[row.level] = row }
         let selection = !includingSelection ? [] :
             try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
-        return Access(readWrite: statuses[AccessLevel.readWrite.rawValue] ?? .notDetermined,
-                      addOnly: statuses[AccessLevel.addOnly.rawValue] ?? .notDetermined, selection: selection)
+        let readWrite = rows[AccessLevel.readWrite.rawValue], addOnly = rows[AccessLevel.addOnly.rawValue]
+        return Access(readWrite: readWrite.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined,
+                      addOnly: addOnly.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined, selection: selection,
+                      readWriteTerm: readWrite?.term, addOnlyTerm: addOnly?.term)
     }
 
     /// Applies an update and returns the changes it made (none when nothing differs). `auditLine`
     /// is written to the audit trail in the same transaction: a change is never on disk without it.
     func apply(_ update: Update, to app: String, now: Date = Date(), auditLine: AuditLine? = nil) async throws -> [AuthorizationChange] {
+        try await database.write { db in try Self.apply(update, to: app, now: now, auditLine: auditLine, db) }
+    }
+
+    /// Applies one update per app in one transaction, each with its audit line (the grants that
+    /// ended, the apps reset because unused), and returns every change made.
+    func apply(_ updates: [(app: String, update: Update, auditLine: AuditLine)], now: Date = Date()) async throws -> [AuthorizationChange] {
         try await database.write { db in
-            let changes = try Self.apply(update, to: app, now: now, db)
-            if let auditLine {
-                let after = Applied(access: try Self.access(of: app, includingSelection: false, db),
-                                    selectionCount: try Self.selectionCount(of: app, db), changes: changes)
-                try AuditLog.insert([auditLine(after)], db)
-            }
-            return changes
+            try updates.flatMap { app, update, auditLine in try Self.apply(update, to: app, now: now, auditLine: auditLine, db) }
         }
+    }
+
+    static func apply(_ update: Update, to app: String, now: Date, auditLine: AuditLine?, _ db: Database) throws -> [AuthorizationChange] {
+        let changes = try apply(update, to: app, now: now, db)
+        if let auditLine {
+            let after = Applied(access: try access(of: app, includingSelection: false, db),
+                                selectionCount: try selectionCount(of: app, db), changes: changes)
+            try AuditLog.insert([auditLine(after)], db)
+        }
+        return changes
     }
 
     private static func apply(_ update: Update, to app: String, now: Date, _ db: Database) throws -> [AuthorizationChange] {
@@ -125,6 +142,15 @@ public struct AuthorizationStore: Sendable {
         if newAddOnly != before.addOnly {
             try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
             changes.append(try Self.record(app: app, level: .addOnly, status: newAddOnly, added: [], removed: [], now: now, db))
+        }
+        if update.readWrite != nil {
+            try Self.setTerm(newReadWrite.isGrant ? update.term?.settled(after: before.readWrite) : nil, level: .readWrite, app: app, db)
+        }
+        if update.addOnly != nil {
+            try Self.setTerm(newAddOnly.isGrant ? update.term?.settled(after: before.addOnly) : nil, level: .addOnly, app: app, db)
+        }
+        if (update.readWrite != nil && newReadWrite.isGrant) || (update.addOnly != nil && newAddOnly.isGrant) {
+            try Self.forgetUnusedReset(of: app, db)
         }
         return changes
     }

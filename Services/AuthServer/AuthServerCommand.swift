@@ -1,6 +1,7 @@
 import ArgumentParser
 import Auth
 import Foundation
+import LightboxProtocol
 import LightboxServiceRuntime
 import LightboxTransport
 import Logging
@@ -42,8 +43,15 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds running requests get to finish at shutdown before they are cancelled.")
     var shutdownGrace = 5
 
+    @Option(help: ArgumentHelp("Reset an app's library access once it has gone unused this long, as phones do (e.g. 90d, 12h; 0 never resets).",
+                               valueName: "span"))
+    var resetUnusedAfter = "90d"
+
     func validate() throws {
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be at least 1 second") }
+        guard TimeSpan(resetUnusedAfter) != nil else {
+            throw ValidationError("--reset-unused-after takes a number and a unit, s, m, h or d (90d, 12h), or 0 for never.")
+        }
     }
 
     func run() async throws {
@@ -60,9 +68,10 @@ struct AuthServerCommand: AsyncParsableCommand {
         configuration.watchKeepAlive = .seconds(max(watchKeepAlive, 1))
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
+        let unusedSpan = TimeSpan(resetUnusedAfter)?.duration ?? .zero
+        configuration.resetUnusedAfter = unusedSpan == .zero ? nil : unusedSpan
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }
         services.append(try AuthService(configuration, logger: logger))
         try await ServiceRunner.run(services, gracePeriod: .seconds(max(shutdownGrace, 0) + 10), logger: logger)
     }
 }
-

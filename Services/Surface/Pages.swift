@@ -160,10 +160,11 @@ enum Pages {
             return """
             <tr data-app="\(id)">
             <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code>
-            <span class="count access-words">\(strings("Photos: {status}", ["status": AuditWording.words(app.readWrite, selectionCount: app.selectionCount, strings: strings)])) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))</span></td>
+            <span class="count access-words">\(strings("Photos: {status}", ["status": AuditWording.words(app.readWrite, selectionCount: app.selectionCount, strings: strings)]))\(termWords(app.readWriteTerm, strings: strings)) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))\(termWords(app.addOnlyTerm, strings: strings))</span>\(app.resetAsUnusedSince.map { "<span class=\"count reset-unused\">\(strings("Reset because unused since {time}", ["time": localTime($0)]))</span>" } ?? "")</td>
             <td data-label="\(strings("Photos"))"><select data-setting="readWrite" aria-label="\(HTML.escape(strings("Photos access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
             </td>
             <td data-label="\(strings("Add only"))"><select data-setting="addOnly" aria-label="\(HTML.escape(strings("Add-only access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
+            <td data-label="\(strings("Access lasts"))"><select data-term aria-label="\(HTML.escape(strings("How long access given to {app} lasts", ["app": app.name])))"></select></td>
             <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>\(strings("Edit selection"))</button>
             <button data-app-action="reset">\(strings("Reset"))</button> <button data-app-action="revoke">\(strings("Revoke items"))</button>
             <a href="/activity?app=\(percent(app.app))">\(strings("Activity"))</a></td>
@@ -173,9 +174,16 @@ enum Pages {
         return """
         <h1>\(strings("Privacy"))</h1>
         <p class="hint">\(strings("What each app may see. Picks need no permission; library access is yours to give and take back."))</p>
-        <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
+        <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th>\(strings("Access lasts"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
         <p id="privacy-status" class="status" role="status"></p>
         """
+    }
+
+    /// " until <time>" after a level's words when its grant ends; nothing when it lasts until changed.
+    static func termWords(_ term: GrantTerm?, strings: SurfaceStrings) -> String {
+        guard let term else { return "" }
+        let text = term.afterwards == .deny ? "until {time}, then denied" : "until {time}, then asked again"
+        return " " + strings(text, ["time": localTime(term.until, short: true)])
     }
 
     /// A desktop app that picks through lightbox-portal: no library access to set, only its items to revoke.
@@ -250,8 +258,8 @@ enum Pages {
     }
 
     /// A time the page's script rewrites in the browser's time zone and language; UTC until it does.
-    static func localTime(_ date: Date) -> String {
-        "<time datetime=\"\(HTML.escape(isoText(date)))\">\(HTML.escape(dateText(date)))</time>"
+    static func localTime(_ date: Date, short: Bool = false) -> String {
+        "<time datetime=\"\(HTML.escape(isoText(date)))\"\(short ? " data-short" : "")>\(HTML.escape(dateText(date)))</time>"
     }
 
     static func isoText(_ date: Date) -> String {

@@ -68,7 +68,7 @@ struct SurfaceRoutes: Sendable {
         }
         router.post("/api/prompts/answer") { request, _ in
             let body = try await decode(AnswerPromptRequest.self, request)
-            try await settings.answer(body.prompt, body.answer, selection: body.selection)
+            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term)
             return json(Empty())
         }
         router.post("/api/apps/access") { request, _ in json(try await settings.setAccess(try await decode(SetAccessRequest.self, request))) }

@@ -16,8 +16,9 @@ public struct OwnerSettings: Sendable {
                                timeout: wait + .seconds(10)).prompts
     }
 
-    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil) async throws {
-        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection), as: Empty.self)
+    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) async throws {
+        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term),
+                                   as: Empty.self)
     }
 
     public func apps() async throws -> [AppAccess] {

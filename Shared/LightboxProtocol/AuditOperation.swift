@@ -40,6 +40,17 @@ extension AuditOperation {
     public static let create = AuditOperation("create")
     /// The owner's answer to an app's deletion.
     public static let deleteConfirmation = AuditOperation("delete", "confirm")
+    /// A grant whose term ended, at a level.
+    public static func grantEnded(_ level: AccessLevel) -> AuditOperation { AuditOperation("ended", level.rawValue) }
+    /// An app's access reset because it went unused.
+    public static let resetUnused = AuditOperation("reset", "unused")
+
+    /// The operations lightbox-auth or the owner write about an app, not the app's own: they do not
+    /// count as the app using its access.
+    public static let notMadeByApps: [AuditOperation] = [
+        .settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation, .grantEnded(.readWrite), .grantEnded(.addOnly),
+        .resetUnused,
+    ]
 
     /// A status check at a level, or the legacy one without a level.
     public static func status(_ level: AccessLevel?) -> AuditOperation { AuditOperation("status", level?.rawValue ?? "legacy") }

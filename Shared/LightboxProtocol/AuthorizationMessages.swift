@@ -147,10 +147,13 @@ public struct AnswerPromptRequest: Codable, Sendable {
     public var answer: PromptAnswer
     /// With `limited` and `done`: the selection the app may see.
     public var selection: [String]?
-    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil) {
+    /// With a grant (full, limited, allow): when it ends. Without: until the owner changes it.
+    public var term: GrantTerm?
+    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) {
         self.prompt = prompt
         self.answer = answer
         self.selection = selection
+        self.term = term
     }
 }
 
@@ -164,14 +167,23 @@ public struct AppAccess: Codable, Sendable, Hashable {
     /// True for a desktop app that picks through lightbox-portal (`portal:<app id>`): it has no key
     /// and no library access (both levels `restricted`), only picks and their items.
     public var portal: Bool?
+    /// The term of each level's grant, when it has one.
+    public var readWriteTerm: GrantTerm?
+    public var addOnlyTerm: GrantTerm?
+    /// Set when lightbox-auth reset the app's access because it went unused: the last use before
+    /// the reset. Cleared by the next grant.
+    public var resetAsUnusedSince: Date?
     public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int,
-                portal: Bool? = nil) {
+                portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil) {
         self.app = app
         self.name = name
         self.readWrite = readWrite
         self.addOnly = addOnly
         self.selectionCount = selectionCount
         self.portal = portal
+        self.readWriteTerm = readWriteTerm
+        self.addOnlyTerm = addOnlyTerm
+        self.resetAsUnusedSince = resetAsUnusedSince
     }
 }
 
@@ -192,13 +204,18 @@ public struct SetAccessRequest: Codable, Sendable {
     public var selection: [String]?
     /// Back to notDetermined at both levels, selection cleared.
     public var reset: Bool?
+    /// When the grants this request sets end (the levels it names that it grants). Without: until
+    /// changed.
+    public var term: GrantTerm?
 
-    public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil) {
+    public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil,
+                term: GrantTerm? = nil) {
         self.app = app
         self.readWrite = readWrite
         self.addOnly = addOnly
         self.selection = selection
         self.reset = reset
+        self.term = term
     }
 }
 

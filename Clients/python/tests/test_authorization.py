@@ -465,3 +465,24 @@ def test_library_changes_reach_a_watching_app(services, owner_settings, library_
     assert [change.token for change in changes][-2:] == [first.token, second.token]
     assert library_for(denied).library_changes(0)[0] == []
     assert token >= second.token
+
+
+def test_a_grant_with_a_term_ends(services, owner_settings, library_for):
+    app = services.register_app("py-visitor", usage_read_write=USAGE)
+    end = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=3)
+    update = owner_settings.set_access(app, read_write="full", until=end, then_deny=True)
+    assert update.access.read_write == "authorized"
+    assert abs((update.access.read_write_until - end).total_seconds()) < 1
+    library = library_for(app)
+    assert library.authorization_status("readWrite") == "authorized"
+    # Real time: the term ends, and the level is denied, as the term said.
+    deadline = time.monotonic() + 60
+    while library.authorization_status("readWrite") != "denied":
+        assert time.monotonic() < deadline, "the grant outlived its term"
+        time.sleep(0.2)
+    access = next(entry for entry in owner_settings.apps() if entry.app == app)
+    assert access.read_write_until is None
+    # A term needs an end before then_deny means anything.
+    with pytest.raises(lb.LightboxError) as raised:
+        owner_settings.set_access(app, read_write="full", then_deny=True)
+    assert raised.value.code == "badRequest"

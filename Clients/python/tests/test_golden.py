@@ -318,6 +318,11 @@ def test_authorization_builders_check_their_choices():
     assert lb.answer_prompt_body("prompt-1", "deny") == {"prompt": "prompt-1", "answer": "deny"}
     assert lb.set_access_body("demo", reset=True) == {"app": "demo", "reset": True}
     assert lb.set_access_body("demo", add_only="allow") == {"app": "demo", "addOnly": "allow"}
+    # A grant's term: what lightbox-auth reads (see the Swift protocol tests' twin of this body).
+    end = dt.datetime(2026, 12, 1, 18, 0, 0, 500000, tzinfo=dt.timezone.utc)
+    assert lb.set_access_body("demo", read_write="full", until=end, then_deny=True) == {
+        "app": "demo", "readWrite": "full", "term": {"until": "2026-12-01T18:00:00Z", "then": "deny"}}
+    assert lb.answer_prompt_body("prompt-1", "allow", until=end)["term"] == {"until": "2026-12-01T18:00:00Z"}
     assert lb.audit_body() == {"limit": 200} and lb.audit_body("demo", 5) == {"app": "demo", "limit": 5}
     assert lb.audit_body(operation="pick", before=7) == {"limit": 200, "operation": "pick", "before": 7}
     assert lb.prompts_request_body(-5) == {"waitMs": 0}

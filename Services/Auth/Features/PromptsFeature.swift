@@ -12,6 +12,7 @@ struct PromptsFeature: Sendable {
     let promptWaits: PerAppLimit
     let promptTimeout: Duration
     let accessChanges: AccessChanges
+    let grantTerms: GrantTerms
     let logger: Logger
 
     func register(in table: inout OperationTable) {
@@ -42,10 +43,12 @@ struct PromptsFeature: Sendable {
             var update = AuthorizationStore.Update(onlyWhileNotDetermined: level)
             if level == .readWrite { update.readWrite = status } else { update.addOnly = status }
             if status == .limited { update.selection = answer.selection ?? [] }
+            update.term = try answer.term.map(GrantTerms.validated)
             let app = prompt.app, chosen = answer.selection?.count ?? 0
             await accessChanges.publish(try await store.apply(update, to: app) { applied in
                 AuditEntry(app: app, operation: .prompt(level), assetCount: chosen, outcome: .status(applied.access.status(level)), at: Date())
             })
+            if let term = update.term, status.isGrant { await grantTerms.granted(until: term.until) }
             let final = try await store.access(of: prompt.app, includingSelection: false).status(level)
             await prompts.resolve(prompt.prompt, with: .status(final))
         case .limitedLibrary:

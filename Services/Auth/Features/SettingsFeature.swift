@@ -8,6 +8,7 @@ struct SettingsFeature: Sendable {
     let store: AuthorizationStore
     let registry: AppRegistry
     let accessChanges: AccessChanges
+    let grantTerms: GrantTerms
 
     func register(in table: inout OperationTable) {
         table.on(Operations.appAccess) { _, _, _ in try await listAppAccess() }
@@ -42,7 +43,9 @@ struct SettingsFeature: Sendable {
             update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
             update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
             update.selection = body.selection
+            update.term = try body.term.map(GrantTerms.validated)
             changes = try await store.apply(update, to: app, auditLine: auditLine)
+            if let term = update.term { await grantTerms.granted(until: term.until) }
         }
         await accessChanges.publish(changes)
         let access = try await appAccess(manifest)
@@ -61,6 +64,7 @@ struct SettingsFeature: Sendable {
     func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
         let access = try await store.access(of: manifest.id, includingSelection: false)
         return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
-                         selectionCount: try await store.selectionCount(of: manifest.id))
+                         selectionCount: try await store.selectionCount(of: manifest.id), readWriteTerm: access.readWriteTerm,
+                         addOnlyTerm: access.addOnlyTerm, resetAsUnusedSince: try await store.unusedResetSince(of: manifest.id))
     }
 }

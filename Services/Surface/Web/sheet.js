@@ -5,6 +5,7 @@
 import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
 import { openSelected } from "./selected.js";
+import { fillTermChoices, termOf } from "./grant-term.js";
 import { t } from "./strings.js";
 import { api, element, notify } from "./surface.js";
 
@@ -159,7 +160,9 @@ function authorizationAlert(prompt) {
   const readWrite = prompt.level !== "addOnly";
   const title = t(readWrite ? "“{app}” Would Like to Access Your Photos" : "“{app}” Would Like to Add to Your Photos", { app: prompt.appName });
   const reason = element("p", { class: "reason" }, prompt.usageDescription || "");
-  const answer = (choice, selection) => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: choice, selection });
+  const term = fillTermChoices(element("select", { id: "grant-term", "aria-label": t("How long access given to {app} lasts", { app: prompt.appName }) }));
+  const answer = (choice, selection) => api("POST", "/api/prompts/answer",
+    { prompt: prompt.prompt, answer: choice, selection, term: choice === "deny" ? undefined : termOf(term.value) });
   const buttons = readWrite
     ? [
         button(t("Allow Full Access"), () => answer("full"), { id: "allow-full" }),
@@ -167,7 +170,8 @@ function authorizationAlert(prompt) {
         button(t("Don't Allow"), () => answer("deny"), { id: "deny" }),
       ]
     : [button(t("Allow"), () => answer("allow"), { id: "allow" }), button(t("Don't Allow"), () => answer("deny"), { id: "deny" })];
-  const node = sheet(title, element("div", { class: "sheet-body" }, reason), buttons, { alert: true });
+  const node = sheet(title, element("div", { class: "sheet-body" }, reason, element("label", { class: "term" }, t("Access lasts"), " ", term)),
+    buttons, { alert: true });
   node.classList.add("alert");
   node.dataset.prompt = prompt.prompt;
   open(node, () => node.querySelector("#deny").click());

@@ -1,6 +1,7 @@
 // The surface's page script: the event stream that brings picks and prompts, the JSON API (every
 // change carries the session's CSRF token), and each page's controls. No inline script: the CSP
 // allows only files served by the surface itself.
+import { fillTermChoices, termOf } from "./grant-term.js";
 import { locale, t } from "./strings.js";
 
 const csrf = document.querySelector('meta[name="csrf-token"]')?.content || "";
@@ -51,11 +52,13 @@ export function dismissNotice() {
 // Times the server wrote in UTC (<time datetime="…">), shown in the browser's time zone and language.
 function localizeTimes() {
   const format = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "medium" });
+  // An end to come (a grant's term) to the minute.
+  const short = new Intl.DateTimeFormat(locale, { dateStyle: "medium", timeStyle: "short" });
   for (const node of document.querySelectorAll("time[datetime]")) {
     const date = new Date(node.getAttribute("datetime"));
     if (Number.isNaN(date.getTime())) continue;
     node.title = node.textContent;
-    node.textContent = format.format(date);
+    node.textContent = (node.hasAttribute("data-short") ? short : format).format(date);
   }
 }
 
@@ -143,8 +146,12 @@ function setUpPrivacy() {
   for (const row of document.querySelectorAll("tr[data-app]")) {
     const app = row.dataset.app;
     const name = row.querySelector("strong").textContent;
+    const term = row.querySelector("select[data-term]");
+    if (term) fillTermChoices(term);
     const set = async (change) => {
-      const reply = await api("POST", "/api/apps/access", { app, ...change });
+      // A grant's term from the row's choice; a reset or a denial takes none.
+      const granting = change.readWrite === "full" || change.readWrite === "limited" || change.addOnly === "allow";
+      const reply = await api("POST", "/api/apps/access", { app, ...change, term: granting ? termOf(term?.value) : undefined });
       say(t("{app}: photos {readWrite}, add only {addOnly}.", { app: name, readWrite: accessWord(reply.access.readWrite), addOnly: accessWord(reply.access.addOnly) }));
       window.setTimeout(() => window.location.reload(), 300);
     };

@@ -104,12 +104,13 @@ class OwnerSettings:
         return [OwnerPrompt.from_json(prompt) for prompt in reply.get("prompts") or []]
 
     def answer(self, prompt: Union[str, OwnerPrompt], answer: Union[PromptAnswer, str],
-               selection: Optional[Sequence[str]] = None) -> None:
+               selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None, then_deny: bool = False) -> None:
         """Answers a prompt (an :class:`~lightbox.protocol.OwnerPrompt` or its id): ``full`` /
         ``limited`` (with ``selection``) / ``deny`` for readWrite, ``allow`` / ``deny`` for addOnly,
-        ``done`` with the whole new selection for the limited-library picker."""
+        ``done`` with the whole new selection for the limited-library picker. A grant lasts until
+        ``until`` when given, then the app may ask again (or is denied, with ``then_deny``)."""
         prompt_id = prompt.prompt if isinstance(prompt, OwnerPrompt) else prompt
-        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection))
+        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection, until, then_deny))
 
     def apps(self) -> List[AppAccess]:
         """Every registered app's access."""
@@ -117,11 +118,11 @@ class OwnerSettings:
 
     def set_access(self, app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                    add_only: Union[AddOnlySetting, str, None] = None, selection: Optional[Sequence[str]] = None,
-                   reset: bool = False) -> AccessUpdate:
-        """Changes an app's access; arguments as :func:`~lightbox.protocol.set_access_body`.
-        Returns once it is on disk."""
+                   reset: bool = False, until: Optional[DateLike] = None, then_deny: bool = False) -> AccessUpdate:
+        """Changes an app's access; arguments as :func:`~lightbox.protocol.set_access_body`
+        (``until``: the grants given end then). Returns once it is on disk."""
         return AccessUpdate.from_json(self.connection.request(
-            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset)))
+            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset, until, then_deny)))
 
     def audit(self, app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
               since: Optional[DateLike] = None, until: Optional[DateLike] = None) -> List[AuditEntry]:

@@ -31,7 +31,7 @@ __all__ = [
     "UTI_PARENTS", "UTI_EXTENSIONS", "conforms_to", "preferred_filename_extension",
     "Filter", "validate_filter", "parse_filter",
     # messages
-    "JSONObject", "DateLike", "new_request_id", "build_request", "encode_header", "format_date", "parse_date",
+    "JSONObject", "DateLike", "new_request_id", "build_request", "encode_header", "format_date", "parse_date", "grant_term_body",
     "Reply", "parse_reply", "prompt_shown",
     # request bodies
     "pick_configuration", "pick_request_body", "load_request_body", "stream_credit_body", "stream_cancel_body",
@@ -581,21 +581,44 @@ def prompts_request_body(wait_ms: int = 0) -> JSONObject:
     return {"waitMs": max(0, int(wait_ms))}
 
 
+def grant_term_body(until: Optional[DateLike], then_deny: bool = False) -> Optional[JSONObject]:
+    """A grant's term on the wire: it ends at ``until``, then the level returns to notDetermined
+    (the app may ask again) or, with ``then_deny``, to denied. None (no ``until``): until changed."""
+    if until is None:
+        if then_deny:
+            raise LightboxError("badRequest", "then_deny needs until: a grant without an end never returns to denied.")
+        return None
+    term: JSONObject = {"until": format_date(until)}
+    if then_deny:
+        term["then"] = "deny"
+    return term
+
+
 def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
-                       selection: Optional[Sequence[str]] = None) -> JSONObject:
-    """The body of ``owner.prompts.answer``; ``selection`` goes with ``limited`` and ``done``."""
+                       selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None,
+                       then_deny: bool = False) -> JSONObject:
+    """The body of ``owner.prompts.answer``; ``selection`` goes with ``limited`` and ``done``;
+    ``until`` ends the grant the answer gives (see :func:`grant_term_body`)."""
     body: JSONObject = {"prompt": prompt, "answer": choice(PromptAnswer, "answer", answer).value}
     if selection is not None:
         body["selection"] = list(selection)
+    term = grant_term_body(until, then_deny)
+    if term is not None:
+        body["term"] = term
     return body
 
 
 def set_access_body(app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                     add_only: Union[AddOnlySetting, str, None] = None,
-                    selection: Optional[Sequence[str]] = None, reset: bool = False) -> JSONObject:
+                    selection: Optional[Sequence[str]] = None, reset: bool = False,
+                    until: Optional[DateLike] = None, then_deny: bool = False) -> JSONObject:
     """The body of ``owner.access.set``. Fields left None keep their value; ``selection`` (with
-    readWrite limited) replaces the whole selection; ``reset`` goes back to notDetermined."""
+    readWrite limited) replaces the whole selection; ``reset`` goes back to notDetermined;
+    ``until`` ends the grants it gives (see :func:`grant_term_body`)."""
     body: JSONObject = {"app": app}
+    term = grant_term_body(until, then_deny)
+    if term is not None:
+        body["term"] = term
     if read_write is not None:
         body["readWrite"] = choice(ReadWriteSetting, "read_write", read_write).value
     if add_only is not None:
@@ -872,13 +895,22 @@ class AppAccess:
     read_write: str
     add_only: str
     selection_count: int
+    #: When each level's grant ends, if it has a term (aware UTC datetimes).
+    read_write_until: Optional[_dt.datetime] = None
+    add_only_until: Optional[_dt.datetime] = None
+    #: Set when lightbox-auth reset the access because the app left it unused: its last use.
+    reset_as_unused_since: Optional[_dt.datetime] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AppAccess":
+        def until(term: Any) -> Optional[_dt.datetime]:
+            return parse_date(term.get("until")) if isinstance(term, dict) else None
         return cls(app=body["app"], name=str(body.get("name", body["app"])),
                    read_write=AuthorizationStatus.lenient(str(body["readWrite"])),
                    add_only=AuthorizationStatus.lenient(str(body["addOnly"])),
-                   selection_count=int(body.get("selectionCount", 0)))
+                   selection_count=int(body.get("selectionCount", 0)),
+                   read_write_until=until(body.get("readWriteTerm")), add_only_until=until(body.get("addOnlyTerm")),
+                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")))
 
 
 @dataclass(frozen=True)
