@@ -78,6 +78,10 @@ enum AuthDatabase {
                 t.column("announcedAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v6 audit by app and time") { db in
+            // The privacy report counts one app's lines since a time: a range of this index.
+            try db.create(index: "audit_app_at", on: "audit", columns: ["app", "at"])
+        }
         return migrator
     }
 }

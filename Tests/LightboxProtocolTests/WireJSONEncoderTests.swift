@@ -17,6 +17,7 @@ import Testing
         AuditRequest.self, AccessDetailRequest.self, AccessDetail.self, AuditEntry.self, AuditRecordRequest.self,
         AuditResponse.self, LibraryAction.self, LibraryScope.self, LibraryDecision.self, AppDecisionsRequest.self,
         AppDecisions.self, DecisionsChanged.self, DecisionsApplied.self, AppLaunch.self, AssetCreatedRequest.self,
+        Hello.self, AuditSummaryRequest.self, AuditSummary.self,
         // Envelopes, errors, names
         ReplyStatus.self, Empty.self, ErrorCode.self, LightboxError.self, OperationName.self, UTType.self, JSONValue.self,
         // Delivery
