@@ -78,7 +78,11 @@ enum AuthDatabase {
                 t.column("announcedAt", .datetime).notNull()
             }
         }
-        migrator.registerMigration("v6 grants that end, access reset when unused") { db in
+        migrator.registerMigration("v6 audit by app and time") { db in
+            // The privacy report counts one app's lines since a time: a range of this index.
+            try db.create(index: "audit_app_at", on: "audit", columns: ["app", "at"])
+        }
+        migrator.registerMigration("v7 grants that end, access reset when unused") { db in
             try db.alter(table: "authorization") { t in
                 t.add(column: "expiresAt", .datetime)
                 t.add(column: "afterExpiry", .text)

@@ -13,13 +13,13 @@ struct LibraryAccess: Sendable {
     /// lightbox-auth's decision for this app and action (cached while the picker follows auth), and
     /// its line in the audit trail.
     func decide(_ action: LibraryAction, for app: AppID, on context: RequestContext, assetCount: Int? = nil) async throws -> LibraryDecision {
-        try await decide(action, for: app.rawValue, connection: context.request.connectionID, assetCount: assetCount)
+        try await decide(action, for: app.rawValue, origin: context.request.origin, assetCount: assetCount)
     }
 
-    func decide(_ action: LibraryAction, for app: String, connection: String, assetCount: Int? = nil) async throws -> LibraryDecision {
+    func decide(_ action: LibraryAction, for app: String, origin: ConnectionLaunch, assetCount: Int? = nil) async throws -> LibraryDecision {
         let decision: LibraryDecision
         do {
-            decision = try await decisions.decision(action, for: app, connection: connection, auth: try auth.connected())
+            decision = try await decisions.decision(action, for: app, origin: origin, auth: try auth.connected())
         } catch let error as LightboxError where error.code == .timeout {
             throw LightboxError(.timeout, "lightbox-auth did not answer; library access is unavailable until it is back.")
         }
@@ -34,9 +34,9 @@ struct LibraryAccess: Sendable {
                     selections: decisions.selections)
     }
 
-    /// What `app` may see for `action`, for a request that came on `connection`.
-    func view(_ action: LibraryAction, for app: String, connection: String) async throws -> LibraryView {
-        LibraryView(app: app, decision: try await decide(action, for: app, connection: connection), selections: decisions.selections)
+    /// What `app` may see for `action`, for a request that came from `origin`.
+    func view(_ action: LibraryAction, for app: String, origin: ConnectionLaunch) async throws -> LibraryView {
+        LibraryView(app: app, decision: try await decide(action, for: app, origin: origin), selections: decisions.selections)
     }
 
     /// An asset the app may see through its library access; anything else reads as not found.

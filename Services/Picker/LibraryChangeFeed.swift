@@ -12,11 +12,11 @@ actor LibraryChangeFeed {
 
     struct Watcher: Sendable {
         var responder: Responder
-        /// The connection the watch came on (for the once-per-launch notice a decision sends).
-        var connection: String
+        /// The connection the watch came on and its launch (for the once-per-launch notice a decision sends).
+        var origin: ConnectionLaunch
     }
 
-    typealias View = @Sendable (_ app: String, _ connection: String) async throws -> LibraryView
+    typealias View = @Sendable (_ app: String, _ origin: ConnectionLaunch) async throws -> LibraryView
 
     private let database: DatabasePool
     private var view: View?
@@ -66,7 +66,7 @@ actor LibraryChangeFeed {
                   let last = entries.last else { return }
             delivered = last.token
             for (app, list) in watchers {
-                guard let view, let first = list.first, let seen = try? await view(app, first.connection),
+                guard let view, let first = list.first, let seen = try? await view(app, first.origin),
                       let changes = try? await seen.changes(in: entries) else { continue }
                 for change in changes {
                     for watcher in list { watcher.responder.event(change) }

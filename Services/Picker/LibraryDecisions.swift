@@ -10,7 +10,7 @@ import Synchronization
 struct LibraryDecisions: Sendable {
     let cache: DecisionCache
     let selections: SelectionTable
-    /// App connections already reported to auth as launches (`auth.launch`).
+    /// App launches already reported to auth (`auth.launch`).
     let launches: LaunchNotices
     let logger: Logger
 
@@ -19,10 +19,10 @@ struct LibraryDecisions: Sendable {
     /// the connection's disconnection count changes, and the cache is not used from then on.)
     static let followSilence: Duration = .seconds(3)
 
-    func decision(_ action: LibraryAction, for app: String, connection: String, auth: DealerConnection) async throws -> LibraryDecision {
-        if launches.isFirst(app: app, connection: connection) {
+    func decision(_ action: LibraryAction, for app: String, origin: ConnectionLaunch, auth: DealerConnection) async throws -> LibraryDecision {
+        if launches.isFirst(app: app, origin) {
             // The app does not wait for this: auth decides on its own whether to prompt the owner.
-            auth.post(.appLaunched, AppLaunch(app: app, connection: connection))
+            auth.post(.appLaunched, AppLaunch(app: app, connection: origin.connection, launch: origin.launch))
         }
         if let cached = cache.decision(action, for: app, connection: auth.disconnections) { return cached }
         let answer = try await auth.request(.decisions, AppDecisionsRequest(app: app), as: AppDecisions.self)
@@ -65,16 +65,17 @@ struct LibraryDecisions: Sendable {
     }
 }
 
-/// Which app connections the picker has told auth about. A new connection is a new launch; the set
-/// is bounded (cleared when full: a repeated notice costs auth a set lookup, nothing more).
+/// Which app launches the picker has told auth about: a process that said its launch on each of its
+/// connections (`service.hello`) is one, a connection that said nothing another. The set is bounded
+/// (cleared when full: a repeated notice costs auth a lookup, nothing more).
 final class LaunchNotices: Sendable {
     private let seen = Mutex<Set<String>>([])
     static let capacity = 65_536
 
-    func isFirst(app: String, connection: String) -> Bool {
+    func isFirst(app: String, _ origin: ConnectionLaunch) -> Bool {
         seen.withLock { seen in
             if seen.count >= Self.capacity { seen.removeAll() }
-            return seen.insert(app + "\u{0}" + connection).inserted
+            return seen.insert(app + "\u{0}" + origin.key).inserted
         }
     }
 }

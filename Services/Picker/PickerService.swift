@@ -132,7 +132,7 @@ public final class PickerService: Service {
         let auth = try DealerConnection(authConfiguration, logger: logger)
         self.auth.attach(auth)
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
-        await changeFeed.start { [access] app, connection in try await access.view(.read, for: app, connection: connection) }
+        await changeFeed.start { [access] app, origin in try await access.view(.read, for: app, origin: origin) }
         // Child tasks of the serving, cancelled and awaited when run() returns.
         async let _ = decisions.follow(auth: auth)
         async let _ = deadlines.run()

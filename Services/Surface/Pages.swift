@@ -53,14 +53,29 @@ enum Pages {
         Response(status: status, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// A page that says why a request was refused and what to do.
-    static func refusal(_ status: HTTPResponse.Status, title: String, message: String) -> Response {
-        html("""
+    /// A page that says why a request was refused and what to do, in the browser's language.
+    /// `message` is looked up in the table; its `{name}`s are filled from `values`, and from `code`
+    /// as code (a command to type or a file's name, never translated).
+    static func refusal(_ status: HTTPResponse.Status, title: String, message: String, values: [String: String] = [:],
+                        code: [String: String] = [:], strings: SurfaceStrings = .english) -> Response {
+        html(refusalPage(title: title, message: message, values: values, code: code, strings: strings), status: status)
+    }
+
+    static func refusalPage(title: String, message: String, values: [String: String] = [:], code: [String: String] = [:],
+                            strings: SurfaceStrings = .english) -> String {
+        // Code goes in after the sentence is escaped, through markers no table or value contains.
+        var filled = values
+        for (index, name) in code.keys.sorted().enumerated() { filled[name] = "\u{1}\(index)\u{1}" }
+        var sentence = HTML.escape(strings(message, filled))
+        for (index, name) in code.keys.sorted().enumerated() {
+            sentence = sentence.replacingOccurrences(of: "\u{1}\(index)\u{1}", with: "<code>\(HTML.escape(code[name] ?? ""))</code>")
+        }
+        return """
         <!doctype html>
-        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(title)) — Lightbox</title>
+        <html lang="\(strings.language.tag)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>\(HTML.escape(strings(title))) — Lightbox</title>
         <link rel="stylesheet" href="/static/surface.css"></head>
-        <body><main class="refusal"><h1>\(HTML.escape(title))</h1><p>\(HTML.escape(message))</p></main></body></html>
-        """, status: status)
+        <body><main class="refusal"><h1>\(HTML.escape(strings(title)))</h1><p>\(sentence)</p></main></body></html>
+        """
     }
 
     // MARK: Views
@@ -134,7 +149,7 @@ enum Pages {
         """
     }
 
-    static func privacy(_ apps: [AppAccess], strings: SurfaceStrings = .english) -> String {
+    static func privacy(_ apps: [AppAccess], report: PrivacyReport? = nil, strings: SurfaceStrings = .english) -> String {
         guard !apps.isEmpty else {
             return "<h1>\(strings("Privacy"))</h1><p class=\"empty\">\(strings("No apps are registered yet ({command}).", ["command": "`lightbox app register`"]))</p>"
         }
@@ -174,6 +189,8 @@ enum Pages {
         return """
         <h1>\(strings("Privacy"))</h1>
         <p class="hint">\(strings("What each app may see. Picks need no permission; library access is yours to give and take back."))</p>
+        \(report?.html(strings: strings) ?? "")
+        <h2>\(strings("Access"))</h2>
         <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th>\(strings("Access lasts"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
         <p id="privacy-status" class="status" role="status"></p>
         """
@@ -199,8 +216,8 @@ enum Pages {
             """
     }
 
-    static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?,
-                         strings: SurfaceStrings = .english) -> String {
+    static func activity(_ entries: [AuditEntry], apps: [AppAccess], app: String?, day: String?, next: Int64?, showsRaw: Bool = false,
+                         today: Date = Date(), strings: SurfaceStrings = .english) -> String {
         let choices = (["<option value=\"\">\(strings("All apps"))</option>"] + apps.map {
             "<option value=\"\(HTML.escape($0.app))\"\($0.app == app ? " selected" : "")>\(HTML.escape($0.name))</option>"
         }).joined()
@@ -234,12 +251,12 @@ enum Pages {
         <p class="hint">\(strings("Every pick, load, fetch, image and video request and every decision, newest first."))</p>
         <form class="filters" method="get" action="/activity">
         <label>\(strings("App")) <select name="app">\(choices)</select></label>
-        <label>\(strings("Day")) <input type="date" name="day" value="\(HTML.escape(day ?? ""))"></label>
+        <label>\(strings("Day")) <select name="day" data-days>\(dayChoices(selected: day, today: today, strings: strings))</select></label>
         <button type="submit">\(strings("Show"))</button>
         </form>
         \(entries.isEmpty ? "<p class=\"empty\">\(strings("Nothing recorded for this choice."))</p>" : """
         <table class="activity"><thead><tr><th>\(strings("When"))</th><th>\(strings("App"))</th><th>\(strings("What happened"))</th></tr></thead><tbody>\(rows)</tbody></table>
-        <details class="raw"><summary>\(strings("Raw trail (the codes as recorded)"))</summary>
+        <details class="raw"\(showsRaw ? " open" : "")><summary>\(strings("Raw trail (the codes as recorded)"))</summary>
         <div class="wide-table"><table class="raw-trail"><thead><tr><th>\(strings("Time (UTC)"))</th><th>\(strings("App id"))</th><th>\(strings("Operation"))</th><th>\(strings("Count"))</th><th>\(strings("Outcome"))</th><th>\(strings("Detail"))</th></tr></thead><tbody>\(raw)</tbody></table></div>
         </details>
         """)
@@ -247,13 +264,28 @@ enum Pages {
         """
     }
 
+    /// The last 30 days (UTC, as the `day` filter reads them), newest first, and the chosen one if
+    /// older. Labelled by their numbers; the page's script writes them in the browser's language.
+    static func dayChoices(selected: String?, today: Date, strings: SurfaceStrings) -> String {
+        var days = (0..<30).map { dayText(today.addingTimeInterval(-Double($0) * 86_400)) }
+        if let selected, !days.contains(selected) { days.append(selected) }
+        return "<option value=\"\">\(strings("Any day"))</option>" + days.map { day in
+            "<option value=\"\(HTML.escape(day))\"\(day == selected ? " selected" : "")>\(HTML.escape(day))</option>"
+        }.joined()
+    }
+
     // MARK: Formatting
 
-    static func dateText(_ date: Date) -> String {
+    static func dayText(_ date: Date) -> String { utcText(date, format: "yyyy-MM-dd") }
+
+    static func dateText(_ date: Date) -> String { utcText(date, format: "yyyy-MM-dd HH:mm:ss 'UTC'") }
+
+    /// A date in UTC in a fixed form, the same in every language.
+    static func utcText(_ date: Date, format: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss 'UTC'"
+        formatter.dateFormat = format
         return formatter.string(from: date)
     }
 

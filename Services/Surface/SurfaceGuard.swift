@@ -43,19 +43,23 @@ struct SurfaceGuard: RouterMiddleware {
 
     private func guarded(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let host = (request.head.authority ?? "").lowercased()
+        let strings = SurfaceRoutes.strings(request)
         guard allowedHosts.contains(host) else {
             return Pages.refusal(.misdirectedRequest, title: "Wrong address",
-                                 message: "This surface answers only as 127.0.0.1 or localhost, not as “\(host)”. Open the address lightbox-surface printed.")
+                                 message: "This surface answers only as 127.0.0.1 or localhost, not as “{host}”. Open the address the surface printed.",
+                                 values: ["host": host], strings: strings)
         }
         if Self.isOpen(request.uri.path) { return try await next(request, context) }
         guard let session = await sessions.session(request.cookies[Self.sessionCookie]?.value) else {
             return Pages.refusal(.unauthorized, title: "Log in first",
-                                 message: "Open the login address lightbox-surface printed when it started (also in DATA/surface/login-url), or make a new one with `lightbox user login`. Each address works once.")
+                                 message: "Open the login address the surface printed when it started (it is also in the data folder, as {file}), or make a new one with {command}. Each address works once.",
+                                 code: ["command": "lightbox user login", "file": "surface/login-url"], strings: strings)
         }
         if request.method != .get && request.method != .head {
             guard let token = request.headers[Self.csrfHeader], constantTimeEquals(token, session.csrf) else {
                 return Pages.refusal(.forbidden, title: "Refused",
-                                     message: "This change did not come from the surface's own page (no valid CSRF token). Reload the page and try again.")
+                                     message: "This change did not come from the surface's own page (no valid CSRF token). Reload the page and try again.",
+                                     strings: strings)
             }
         }
         var context = context

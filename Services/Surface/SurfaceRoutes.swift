@@ -38,8 +38,10 @@ struct SurfaceRoutes: Sendable {
         }
         router.get("/privacy") { request, context in
             let strings = Self.strings(request)
+            let apps = try await settings.apps()
             return Pages.page(.privacy, title: strings("Privacy"), csrf: context.session?.csrf ?? "",
-                              body: Pages.privacy(try await settings.apps(), strings: strings), strings: strings)
+                              body: Pages.privacy(apps, report: try await PrivacyReport.load(apps, settings: settings), strings: strings),
+                              strings: strings)
         }
         router.get("/activity") { request, context in try await activity(request, context) }
 
@@ -105,7 +107,8 @@ struct SurfaceRoutes: Sendable {
     func logIn(_ request: Request) async throws -> Response {
         guard let secret = request.uri.queryParameters.get("secret"), login.redeem(secret) else {
             return Pages.refusal(.unauthorized, title: "This login address does not work",
-                                 message: "Each login address works once. Make a new one with `lightbox user login` and open it.")
+                                 message: "Each login address works once. Make a new one with {command} and open it.",
+                                 code: ["command": "lightbox user login"], strings: Self.strings(request))
         }
         let session = await sessions.create()
         var response = Response(status: .seeOther, headers: [.location: "/"])
@@ -203,7 +206,8 @@ struct SurfaceRoutes: Sendable {
         let page = try await settings.audit(audit)
         let strings = Self.strings(request)
         return Pages.page(.activity, title: strings("Activity"), csrf: context.session?.csrf ?? "",
-                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next, strings: strings),
+                          body: Pages.activity(page.entries, apps: try await settings.apps(), app: app, day: day, next: page.next,
+                                               showsRaw: query.get("raw") == "1", strings: strings),
                           strings: strings)
     }
 

@@ -39,6 +39,11 @@ public struct OwnerSettings: Sendable {
         try await auth.request(.audit, request, as: AuditResponse.self)
     }
 
+    /// One app's use of the library since `since`, counted by lightbox-auth (the privacy report).
+    public func auditSummary(of app: String, since: Date, recentLimit: Int? = nil) async throws -> AuditSummary {
+        try await auth.request(.auditSummary, AuditSummaryRequest(app: app, since: since, recentLimit: recentLimit), as: AuditSummary.self)
+    }
+
     /// One app's settings with its whole limited selection.
     public func accessDetail(of app: String) async throws -> AccessDetail {
         try await auth.request(.accessDetail, AccessDetailRequest(app: app), as: AccessDetail.self)

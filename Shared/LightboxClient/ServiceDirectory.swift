@@ -30,18 +30,24 @@ public struct ServiceDirectory: Sendable {
         try CurveKeyPair.load(from: keys.appKeyURL(appID))
     }
 
-    public func connectToPicker(as keyPair: CurveKeyPair, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "lightbox.client")) async throws -> DealerConnection {
-        try await connect(to: pickerEndpoint, service: KeyDirectory.pickerService, as: keyPair, timeout: timeout, logger: logger)
+    /// A connection to lightbox-picker; it says `launch` first (default: this process's), so all
+    /// connections of one process are one launch of the app.
+    public func connectToPicker(as keyPair: CurveKeyPair, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "lightbox.client"),
+                                launch: String? = ProcessLaunch.id) async throws -> DealerConnection {
+        try await connect(to: pickerEndpoint, service: KeyDirectory.pickerService, as: keyPair, timeout: timeout, logger: logger, launch: launch)
     }
 
-    public func connectToAuth(as keyPair: CurveKeyPair, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "lightbox.client")) async throws -> DealerConnection {
-        try await connect(to: authEndpoint, service: KeyDirectory.authService, as: keyPair, timeout: timeout, logger: logger)
+    public func connectToAuth(as keyPair: CurveKeyPair, timeout: Duration = .seconds(10), logger: Logger = Logger(label: "lightbox.client"),
+                              launch: String? = ProcessLaunch.id) async throws -> DealerConnection {
+        try await connect(to: authEndpoint, service: KeyDirectory.authService, as: keyPair, timeout: timeout, logger: logger, launch: launch)
     }
 
-    private func connect(to endpoint: String, service: String, as keyPair: CurveKeyPair, timeout: Duration, logger: Logger) async throws -> DealerConnection {
+    private func connect(to endpoint: String, service: String, as keyPair: CurveKeyPair, timeout: Duration, logger: Logger,
+                         launch: String?) async throws -> DealerConnection {
         let serverKey = try await keys.publicKey(service, waitingUpTo: .seconds(5))
         var configuration = DealerConnection.Configuration(endpoint: endpoint, serverKey: serverKey, keyPair: keyPair)
         configuration.defaultTimeout = timeout
+        configuration.launch = launch
         return try DealerConnection(configuration, logger: logger)
     }
 }

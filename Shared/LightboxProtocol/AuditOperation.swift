@@ -85,3 +85,11 @@ extension AuditOperation {
     public static let albumRemove = AuditOperation("album", "remove")
     public static let albumAssets = AuditOperation("album", "assets")
 }
+
+// Kinds of lines, for counting the trail (the privacy report) without reading its words.
+extension AuditOperation {
+    /// Reads that hand an app an asset's content; their lines name the asset.
+    public static let assetReads: [AuditOperation] = [.load, .open, .image, .video, .properties]
+    /// Lines the owner's own actions write under an app's name: not the app's use of the library.
+    public static let ownerActions: [AuditOperation] = [.settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation]
+}

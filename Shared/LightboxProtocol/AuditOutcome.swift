@@ -38,8 +38,12 @@ extension AuditOutcome {
 
 // Outcomes that carry what was decided.
 extension AuditOutcome {
+    /// Whether this is a refusal (`refused`, or `refused:` and its reason).
+    public var isRefusal: Bool { rawValue == Self.refused.rawValue || rawValue.hasPrefix(Self.refusalPrefix) }
+    /// What every refusal with a reason begins with.
+    public static let refusalPrefix = "refused:"
     /// Refused, and why: an error code, a status, `wrongApp`, with whatever follows it.
-    public static func refused(_ reason: String) -> AuditOutcome { AuditOutcome(rawValue: "refused:" + reason) }
+    public static func refused(_ reason: String) -> AuditOutcome { AuditOutcome(rawValue: refusalPrefix + reason) }
     public static func refused(_ code: ErrorCode) -> AuditOutcome { refused(code.rawValue) }
     /// A library decision that allowed the action, over this scope.
     public static func allowed(_ scope: LibraryScope) -> AuditOutcome { AuditOutcome(rawValue: "allowed:" + scope.rawValue) }

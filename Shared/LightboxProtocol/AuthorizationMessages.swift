@@ -411,14 +411,18 @@ public struct DecisionsApplied: Codable, Sendable, Hashable {
     }
 }
 
-/// `auth.launch` (services only): an app's connection touched the library for the first time.
+/// `auth.launch` (services only): an app's launch touched the library for the first time.
 public struct AppLaunch: Codable, Sendable, Hashable {
     public var app: String
-    /// The app's connection; a new one is a new launch.
+    /// The app's connection the access came on.
     public var connection: String
-    public init(app: String, connection: String) {
+    /// The launch (process) that connection said it belongs to (`service.hello`); without it the
+    /// connection is a launch of its own.
+    public var launch: String?
+    public init(app: String, connection: String, launch: String? = nil) {
         self.app = app
         self.connection = connection
+        self.launch = launch
     }
 }
 

@@ -42,6 +42,8 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     private var userID = ""
     /// The peer process, for unix-socket connections (read at accept).
     private var credentials: PeerCredentials?
+    /// The launch the client said this connection belongs to (`service.hello`), once it has.
+    private var launch: String?
     private var lastInput = NIODeadline.now()
     private var timers: [Scheduled<Void>] = []
     private var heartbeats: RepeatedTask?
@@ -274,6 +276,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         message.frameCount = messageFrames + 1
         message.isOversized = messageBytes > limits.messageBytes || messageFrames > limits.messageFrames
         message.credentials = credentials
+        message.launch = launch
         frames = []
         messageBytes = 0
         messageFrames = 0
@@ -282,6 +285,8 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         case .streamCredit:
             guard let credit = try? control.body(StreamCredit.self) else { return }
             grant(credit.credit, to: credit.stream)
+        case .hello:
+            launch = try? control.body(Hello.self).launch
         default:
             guard let cancel = try? control.body(StreamCancel.self) else { return }
             interrupt(cancel.stream, .cancelled)

@@ -17,6 +17,9 @@ public final class DealerConnection: Sendable {
         /// ZMTP heartbeats, so a dead service is noticed and the connection made again.
         public var heartbeatInterval: Duration = .seconds(5)
         public var heartbeatTimeout: Duration = .seconds(15)
+        /// The launch (this process) the connection belongs to, said first (`service.hello`) and
+        /// again after every reconnection; nil says nothing (the connection is a launch of its own).
+        public var launch: String?
 
         public init(endpoint: String, serverKey: String, keyPair: CurveKeyPair) {
             self.endpoint = endpoint
@@ -30,7 +33,8 @@ public final class DealerConnection: Sendable {
 
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "lightbox.client")) throws {
         self.configuration = configuration
-        let core = ConnectionCore(endpoint: configuration.endpoint)
+        let greeting = try configuration.launch.map { [try WireCoding.encode(RequestEnvelope(id: "hello", op: .hello, body: Hello(launch: $0)))] }
+        let core = ConnectionCore(endpoint: configuration.endpoint, greeting: greeting)
         self.core = core
         try IOThread.start(name: "lightbox-dealer") { ready in
             let socket: Socket
@@ -125,14 +129,17 @@ private final class ConnectionCore: Sendable {
     }
 
     let endpoint: String
+    /// Sent before anything else, and again first after each lost connection (`service.hello`).
+    let greeting: [Data]?
     let wakeup = WakeupPipe()
     private let outbox = Mutex<[[Data]]>([])
     private let pending = Mutex<[String: Pending]>([:])
     private let stopped = Flag()
     let disconnections = Atomic<Int>(0)
 
-    init(endpoint: String) {
+    init(endpoint: String, greeting: [Data]?) {
         self.endpoint = endpoint
+        self.greeting = greeting
     }
 
     func register(id: String, continuation: AsyncThrowingStream<IncomingReply, Error>.Continuation, timeout: Duration) {
@@ -156,7 +163,7 @@ private final class ConnectionCore: Sendable {
     }
 
     func run(socket: Socket, monitor: Socket, logger: Logger) {
-        var unsent: [[Data]] = []
+        var unsent: [[Data]] = greeting.map { [$0] } ?? []
         while !stopped.isSet {
             unsent += outbox.withLock { outbox in
                 defer { outbox.removeAll() }
@@ -172,7 +179,13 @@ private final class ConnectionCore: Sendable {
                 try poll(&items, timeoutMilliseconds: millisecondsUntilNextDeadline())
                 if items[1].isReadable { wakeup.drain() }
                 // Each monitor event is two frames (event and value, endpoint); only disconnects are asked for.
-                while try monitor.receive() != nil { disconnections.add(1, ordering: .relaxed) }
+                var lost = false
+                while try monitor.receive() != nil {
+                    disconnections.add(1, ordering: .relaxed)
+                    lost = true
+                }
+                // libzmq connects again by itself; the new connection hears the launch before what follows.
+                if lost, let greeting, unsent.first != greeting { unsent.insert(greeting, at: 0) }
                 while let message = try socket.receive() { deliver(message, logger: logger) }
             } catch {
                 logger.error("connection error", metadata: ["endpoint": "\(endpoint)", "error": "\(error)"])

@@ -31,8 +31,13 @@ extension Responder {
 }
 
 extension IncomingRequest {
-    /// The connection the request came on, as text: a new connection is a new launch of the app.
+    /// The connection the request came on, as text.
     public var connectionID: String {
         peer.lowercaseHex
+    }
+
+    /// The connection and the launch it said it belongs to.
+    public var origin: ConnectionLaunch {
+        ConnectionLaunch(connection: connectionID, launch: launch)
     }
 }

@@ -12,6 +12,8 @@ public struct IncomingRequest: Sendable {
     public let attachments: [Data]
     /// The process that sent it, when it came over a unix socket (`ipc://`): from the kernel.
     public let peerCredentials: PeerCredentials?
+    /// The launch (process) of the client its connection said it belongs to (`service.hello`).
+    public let launch: String?
     /// The ROUTER's routing id of the connection.
     let peer: Data
     private let serviceLogger: Logger
@@ -30,8 +32,9 @@ public struct IncomingRequest: Sendable {
     public var logsDebug: Bool { serviceLogger.logLevel <= .debug }
 
     public init(principal: Principal, id: String, op: OperationName, header: Data, attachments: [Data] = [], peer: Data = Data(),
-                peerCredentials: PeerCredentials? = nil, logger: Logger = Logger(label: "lightbox.request")) {
+                peerCredentials: PeerCredentials? = nil, launch: String? = nil, logger: Logger = Logger(label: "lightbox.request")) {
         self.peer = peer
+        self.launch = launch
         self.peerCredentials = peerCredentials
         serviceLogger = logger
         self.principal = principal

@@ -13,4 +13,6 @@ struct ReceivedMessage: Sendable {
     var isOversized = false
     /// The sending process, when the connection is a unix socket.
     var credentials: PeerCredentials?
+    /// The launch the connection said it belongs to (`service.hello`), if it did before this message.
+    var launch: String?
 }

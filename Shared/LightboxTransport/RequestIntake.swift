@@ -64,14 +64,44 @@ final class RequestIntake: Sendable {
         }
         let request = IncomingRequest(principal: principal, id: id, op: op, header: header,
                                       attachments: Array(message.frames.dropFirst(2)), peer: peer,
-                                      peerCredentials: message.credentials, logger: logger)
+                                      peerCredentials: message.credentials, launch: message.launch, logger: logger)
         switch op {
         case .streamCredit, .streamCancel:
             return request
+        case .hello:
+            return answerHello(request, connection: connection)
         default:
             start(request, connection: connection)
             return nil
         }
+    }
+
+    /// `service.hello`: answered here, in the order messages came, so every later request of the
+    /// connection carries its launch. Returns the request for the connection to keep the launch,
+    /// or nil when it was refused: a malformed id, or a second, different one (a connection belongs
+    /// to one launch, so an app gets at most one launch per connection, as before launches were said).
+    private func answerHello(_ request: IncomingRequest, connection: PeerConnection) -> IncomingRequest? {
+        let responder = Responder(connection: connection, streams: streams, requestID: request.id, logger: logger)
+        let hello: Hello
+        do {
+            hello = try request.body(Hello.self)
+        } catch {
+            responder.fail(error)
+            return nil
+        }
+        guard Hello.isValid(launch: hello.launch) else {
+            responder.fail(LightboxError(.badRequest, """
+                "launch" must be 1–\(Hello.maximumLaunchLength) ASCII letters, digits, "-" or "_" (a UUID fits); \
+                make one per process and send it on every connection.
+                """))
+            return nil
+        }
+        if let said = request.launch, said != hello.launch {
+            responder.fail(LightboxError(.badRequest, "This connection already said it belongs to launch \(said); a connection belongs to one launch."))
+            return nil
+        }
+        responder.succeed(Empty())
+        return request.launch == nil ? request : nil
     }
 
     private func start(_ request: IncomingRequest, connection: PeerConnection) {

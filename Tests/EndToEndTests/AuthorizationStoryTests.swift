@@ -187,26 +187,76 @@ import Testing
         defer { harness.stop() }
         try await harness.registerApp("alerted")
         try await harness.registerApp("silent", preventAutomaticLimitedAccessAlert: true)
+        try await harness.registerApp("barrier")
         let settings = try await harness.settings()
         let everything = try await harness.owner().assets().map(\.identifier)
-        for app in ["alerted", "silent"] {
+        for app in ["alerted", "silent", "barrier"] {
             try await settings.setAccess(SetAccessRequest(app: app, readWrite: .limited, selection: [everything[0]]))
+        }
+        /// Whether `app` has a limited-library alert open, asked once a new launch of another app
+        /// has raised its own (lightbox-auth hears the picker's launch notices in order).
+        func alertOpen(for app: String) async throws -> Bool {
+            let barrier = try await harness.library(for: "barrier", launch: UUID().uuidString)
+            _ = try await barrier.fetchAssets(withLocalIdentifiers: everything)
+            let alert = try await harness.openPrompt(settings, app: "barrier", kind: .limitedLibrary)
+            let open = try await settings.prompts().contains { $0.app == app && $0.kind == .limitedLibrary }
+            try await settings.answer(alert.prompt, .done, selection: [everything[0]])
+            return open
         }
         let silent = try await harness.library(for: "silent")
         #expect(try await silent.fetchAssets(withLocalIdentifiers: everything).count == 1)
-        #expect(try await settings.prompts().isEmpty)
+        #expect(try await !alertOpen(for: "silent"))
 
         let launch = try await harness.library(for: "alerted")
         #expect(try await launch.fetchAssets(withLocalIdentifiers: everything).count == 1)
         let prompt = try await harness.openPrompt(settings, app: "alerted", kind: .limitedLibrary)
-        #expect(prompt.selection == [everything[0]])
+        #expect(prompt.selection == [everything[0]] && prompt.onLaunch == true)
         try await settings.answer(prompt.prompt, .done, selection: [everything[0]])
-        // The same launch does not raise it again; a new launch does.
+        // The same launch does not raise it again: on this connection, on another connection of the
+        // same process (it says the same launch), nor after the picker restarted (the client says
+        // its launch again on the new connection).
         _ = try await launch.fetchAssets(withLocalIdentifiers: everything)
-        #expect(try await settings.prompts().isEmpty)
-        let relaunch = try await harness.library(for: "alerted")
+        let sameProcess = try await harness.library(for: "alerted")
+        _ = try await sameProcess.fetchAssets(withLocalIdentifiers: everything)
+        #expect(try await !alertOpen(for: "alerted"))
+        #expect(try await harness.restartPicker() == 0)
+        _ = try await launch.fetchAssets(withLocalIdentifiers: everything)
+        #expect(try await !alertOpen(for: "alerted"))
+
+        // A new launch (another process) does.
+        let relaunch = try await harness.library(for: "alerted", launch: "another-process")
         _ = try await relaunch.fetchAssets(withLocalIdentifiers: everything)
-        #expect(try await harness.openPrompt(settings, app: "alerted", kind: .limitedLibrary).app == "alerted")
+        let second = try await harness.openPrompt(settings, app: "alerted", kind: .limitedLibrary)
+        try await settings.answer(second.prompt, .done, selection: [everything[0]])
+        // A client that says no launch (an older one): each of its connections is a launch.
+        for _ in 0..<2 {
+            let older = try await harness.library(for: "alerted", launch: nil)
+            _ = try await older.fetchAssets(withLocalIdentifiers: everything)
+            let alert = try await harness.openPrompt(settings, app: "alerted", kind: .limitedLibrary)
+            try await settings.answer(alert.prompt, .done, selection: [everything[0]])
+        }
+    }
+
+    @Test func aConnectionBelongsToOneLaunch() async throws {
+        let harness = try await ServiceHarness.start(importFolders: [])
+        defer { harness.stop() }
+        try await harness.registerApp("hello")
+        let keys = try harness.directory.appKeyPair("hello")
+        let app = try await harness.directory.connectToPicker(as: keys, launch: nil)
+        // The launch is said once; the same again is fine, another is refused, and so is a malformed one.
+        _ = try await app.request(.hello, Hello(launch: "first-launch"), as: Empty.self)
+        _ = try await app.request(.hello, Hello(launch: "first-launch"), as: Empty.self)
+        for launch in ["second-launch", "", String(repeating: "a", count: 65), "not/allowed", "ünicode"] {
+            await #expect(throws: LightboxError.self) { _ = try await app.request(.hello, Hello(launch: launch), as: Empty.self) }
+        }
+        let other = try await harness.directory.connectToAuth(as: keys, launch: nil)
+        do {
+            _ = try await other.request(.hello, Hello(launch: String(repeating: "b", count: 65)), as: Empty.self)
+            Issue.record("a 65-character launch was taken")
+        } catch let error as LightboxError {
+            #expect(error.code == .badRequest && error.message.contains("1–64"))
+        }
+        #expect(try await other.request(.whoami, Empty(), as: ServiceIdentity.self).principal == "app:hello")
     }
 
     @Test func ownerCommandsShowAppsAccessAndAudit() async throws {

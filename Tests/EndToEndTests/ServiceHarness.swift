@@ -133,11 +133,12 @@ final class ServiceHarness: @unchecked Sendable {
         return try await directory.connectToPicker(as: keyPair, timeout: timeout)
     }
 
-    /// PhotoLibrary for a registered app: a new pair of connections is a new launch.
-    func library(for app: String, timeout: Duration = .seconds(10)) async throws -> PhotoLibrary {
+    /// PhotoLibrary for a registered app, its connections in `launch` (this test process's unless
+    /// told otherwise; nil says no launch, as an older client did).
+    func library(for app: String, timeout: Duration = .seconds(10), launch: String? = ProcessLaunch.id) async throws -> PhotoLibrary {
         let keyPair = try directory.appKeyPair(app)
-        return PhotoLibrary(auth: try await directory.connectToAuth(as: keyPair, timeout: timeout),
-                            picker: try await directory.connectToPicker(as: keyPair, timeout: timeout))
+        return PhotoLibrary(auth: try await directory.connectToAuth(as: keyPair, timeout: timeout, launch: launch),
+                            picker: try await directory.connectToPicker(as: keyPair, timeout: timeout, launch: launch))
     }
 
     func settings(timeout: Duration = .seconds(10)) async throws -> OwnerSettings {

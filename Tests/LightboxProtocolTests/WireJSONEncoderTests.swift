@@ -18,6 +18,7 @@ import Testing
         AuditResponse.self, LibraryAction.self, LibraryScope.self, LibraryDecision.self, AppDecisionsRequest.self,
         AppDecisions.self, DecisionsChanged.self, DecisionsApplied.self, AppLaunch.self, AssetCreatedRequest.self,
         GrantTerm.self, GrantTerm.Afterwards.self,
+        Hello.self, AuditSummaryRequest.self, AuditSummary.self,
         // Envelopes, errors, names
         ReplyStatus.self, Empty.self, ErrorCode.self, LightboxError.self, OperationName.self, UTType.self, JSONValue.self,
         // Delivery

@@ -12,6 +12,7 @@ struct AuditFeature: Sendable {
 
     func register(in table: inout OperationTable) {
         table.on(Operations.audit) { _, body, _ in try await audit.entries(body) }
+        table.on(Operations.auditSummary) { _, body, _ in try await audit.summary(body) }
         table.on(Operations.recordAudit) { _, body, _ in recordAudit(body) }
     }
 

@@ -134,7 +134,7 @@ struct AuthorizationFeature: Sendable {
     func appLaunched(_ launch: AppLaunch, _ reply: LaterReply<Empty>) async throws {
         reply.succeed(Empty())
         let status = try await store.access(of: launch.app, includingSelection: false).readWrite
-        if status == .limited, await launches.isFirstAccess(app: launch.app, connection: launch.connection),
+        if status == .limited, await launches.isFirstAccess(launch),
            try await registry.app(withID: launch.app)?.preventAutomaticLimitedAccessAlert == false {
             _ = try await openLimitedLibraryPrompt(app: launch.app, selection: try await store.access(of: launch.app).selection, onLaunch: true)
         }

@@ -27,7 +27,7 @@ extension LibraryFeature {
         let since = body.since
         let view = try await access.view(.read, for: app, on: context)
         let responder = reply.responder
-        await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, connection: context.request.connectionID), for: app.rawValue)
+        await changeFeed.add(LibraryChangeFeed.Watcher(responder: responder, origin: context.request.origin), for: app.rawValue)
         guard let since else { return }
         var after = since
         while true {

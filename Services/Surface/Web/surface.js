@@ -195,4 +195,7 @@ document.addEventListener("DOMContentLoaded", () => {
   const page = document.body.dataset.page;
   if (setUp[page]) setUp[page]();
   if (document.querySelector("[data-asset-action]")) setUpAsset();
+  if (document.querySelector("ol[data-timeline], select[data-days]")) {
+    import("./report.js").then(({ groupTimelines, labelDays }) => { groupTimelines(); labelDays(); });
+  }
 });

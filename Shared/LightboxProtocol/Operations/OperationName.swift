@@ -9,6 +9,8 @@ public struct OperationName: WireName {
     // Any principal.
     public static let ping = OperationName(rawValue: "service.ping")
     public static let whoami = OperationName(rawValue: "service.whoami")
+    /// Which launch (process) of the client this connection belongs to; answered by the transport.
+    public static let hello = OperationName(rawValue: "service.hello")
 
     // Apps, on the picker.
     public static let pick = OperationName(rawValue: "picker.pick")
@@ -53,6 +55,8 @@ public struct OperationName: WireName {
     /// One app's settings with its whole limited selection (for editing it).
     public static let accessDetail = OperationName(rawValue: "owner.access.get")
     public static let audit = OperationName(rawValue: "owner.audit")
+    /// One app's use of the library over a period, counted from the audit trail (the privacy report).
+    public static let auditSummary = OperationName(rawValue: "owner.audit.summary")
 
     // Apps, on the picker: the library (needs authorization).
     public static let fetchAssets = OperationName(rawValue: "library.fetchAssets")
@@ -90,7 +94,8 @@ public struct OperationName: WireName {
     public static let followDecisions = OperationName(rawValue: "auth.decisions.follow")
     /// The picker has dropped what a `DecisionsChanged` named; the owner's change is acknowledged after this.
     public static let decisionsApplied = OperationName(rawValue: "auth.decisions.applied")
-    /// An app's new connection touched the library (a launch); for the once-per-launch limited-library prompt.
+    /// An app's launch (a process, or a connection that did not say) touched the library; for the
+    /// once-per-launch limited-library prompt.
     public static let appLaunched = OperationName(rawValue: "auth.launch")
     public static let assetCreated = OperationName(rawValue: "auth.assetCreated")
     /// Asks the owner to confirm an app's deletion; answers once the owner has.

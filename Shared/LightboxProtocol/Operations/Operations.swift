@@ -4,6 +4,8 @@ public enum Operations {
     // Any principal, on both services.
     public static let ping = Operation<Principal, Empty, ServiceIdentity>(.ping)
     public static let whoami = Operation<Principal, Empty, ServiceIdentity>(.whoami)
+    /// Answered by the transport on the connection it came on, which then belongs to that launch.
+    public static let hello = Operation<Principal, Hello, Empty>(.hello)
 
     // Apps, on the picker.
     public static let pick = Operation<AppID, PickRequest, PickResponse>(.pick, audit: .pick(.opened))
@@ -74,6 +76,7 @@ public enum Operations {
     public static let setAccess = Operation<Owner, SetAccessRequest, SetAccessResponse>(.setAccess, audit: .settings)
     public static let accessDetail = Operation<Owner, AccessDetailRequest, AccessDetail>(.accessDetail)
     public static let audit = Operation<Owner, AuditRequest, AuditResponse>(.audit)
+    public static let auditSummary = Operation<Owner, AuditSummaryRequest, AuditSummary>(.auditSummary)
 
     // Services, on the auth service.
     public static let identify = Operation<ServiceID, IdentifyRequest, AppManifestResponse>(.identify)
@@ -102,7 +105,7 @@ public enum Operations {
 
     /// lightbox-picker's operations, stream control included.
     public static let picker: [OperationDeclaration] = [
-        ping.declaration, whoami.declaration,
+        ping.declaration, whoami.declaration, hello.declaration,
         pick.declaration, describe.declaration, load.declaration, open.declaration, streamCredit.declaration, streamCancel.declaration,
         fetchAssets.declaration, queryAssets.declaration, createAsset.declaration, albums.declaration, createAlbum.declaration,
         addToAlbum.declaration, removeFromAlbum.declaration, albumAssets.declaration, libraryChanges.declaration,
@@ -117,11 +120,11 @@ public enum Operations {
 
     /// lightbox-auth's operations.
     public static let auth: [OperationDeclaration] = [
-        ping.declaration, whoami.declaration,
+        ping.declaration, whoami.declaration, hello.declaration,
         authorizationStatus.declaration, requestAuthorization.declaration, presentLimitedLibraryPicker.declaration,
         watch.declaration, changes.declaration,
         registerApp.declaration, listApps.declaration, prompts.declaration, answerPrompt.declaration, appAccess.declaration,
-        setAccess.declaration, accessDetail.declaration, audit.declaration,
+        setAccess.declaration, accessDetail.declaration, audit.declaration, auditSummary.declaration,
         identify.declaration, decisions.declaration, followDecisions.declaration, decisionsApplied.declaration,
         appLaunched.declaration, assetCreated.declaration, confirmDelete.declaration, recordAudit.declaration,
         portalAnnounce.declaration,
@@ -129,4 +132,6 @@ public enum Operations {
 
     /// Operations the transport answers itself, on the connection that runs the stream.
     public static let streamControl: Set<OperationName> = [.streamCredit, .streamCancel]
+    /// Operations the transport answers itself for the connection they came on (not a service's table).
+    public static let connectionControl: Set<OperationName> = streamControl.union([.hello])
 }

@@ -34,7 +34,7 @@ from .protocol import (DEFAULT_CHUNK_SIZE, DEFAULT_CREDIT, Album, Asset, AssetPr
                        build_request, changes_request_body, encode_header, new_request_id, parse_reply,
                        stream_cancel_body)
 from .transport import (BaseServiceDirectory, Call, Exchange, KeyPair, PathLike, Progress, closed, curve_dealer,
-                        no_answer, partial_file, send_failed)
+                        hello_frame, no_answer, partial_file, process_launch, send_failed)
 
 __all__ = ["AsyncConnection", "AsyncServiceDirectory", "AsyncItemProvider", "AsyncPhotoPicker",
            "AsyncPhotoLibrary", "AsyncImageManager"]
@@ -49,9 +49,10 @@ class AsyncConnection:
     :class:`lightbox.transport.Connection`: the same timeouts, replies and stream cancelling)."""
 
     def __init__(self, endpoint: str, server_public_key: str, key_pair: KeyPair, timeout: float = 10.0,
-                 context: Optional[zmq.asyncio.Context] = None) -> None:
+                 context: Optional[zmq.asyncio.Context] = None, launch: Optional[str] = None) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
+        self._hello: Optional[bytes] = hello_frame(launch or process_launch())
         self._socket: zmq.asyncio.Socket = curve_dealer(
             context or zmq.asyncio.Context.instance(), endpoint, server_public_key, key_pair, timeout)
         self._inbox: Dict[str, Deque[Reply]] = {}
@@ -83,6 +84,9 @@ class AsyncConnection:
             raise closed(self.endpoint)
         frames = [encode_header(build_request(op, body, id)), *attachments]
         try:
+            if self._hello is not None:
+                await self._socket.send(self._hello, flags=0 if wait else zmq.NOBLOCK)
+                self._hello = None
             await self._socket.send_multipart(frames, flags=0 if wait else zmq.NOBLOCK)
         except zmq.Again:
             raise send_failed(op, self.endpoint) from None

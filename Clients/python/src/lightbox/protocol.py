@@ -875,6 +875,8 @@ class OwnerPrompt:
     usage_description: Optional[str]
     selection: List[str]
     created_at: Optional[_dt.datetime]
+    #: A limited-library prompt raised by a limited app's first library access in a launch.
+    on_launch: bool = False
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "OwnerPrompt":
@@ -883,7 +885,7 @@ class OwnerPrompt:
                    app_name=str(body.get("appName", body["app"])),
                    level=None if level is None else AccessLevel.lenient(str(level)),
                    usage_description=body.get("usageDescription"), selection=_strings(body.get("selection")),
-                   created_at=parse_date(body.get("createdAt")))
+                   created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True)
 
 
 @dataclass(frozen=True)

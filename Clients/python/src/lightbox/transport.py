@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 __all__ = [
     "KeyPair", "load_key_pair", "load_public_key",
     "Exchange", "Call", "StreamExchange", "Progress", "partial_file",
-    "Connection", "ServiceDirectory",
+    "Connection", "ServiceDirectory", "process_launch", "hello_frame",
 ]
 
 
@@ -117,6 +117,29 @@ def curve_dealer(context: zmq.Context[Any], endpoint: str, server_public_key: st
         socket.close(linger=0)
         raise
     return socket
+
+
+#: The first message on every connection: which launch (process) of the app it belongs to.
+HELLO = "service.hello"
+
+_launch: Tuple[int, str] = (0, "")
+
+
+def process_launch() -> str:
+    """This process's launch id, said on every connection it opens (``service.hello``): made at first
+    use, the same for all of the process's connections, and new in a child after ``fork`` (another
+    process is another launch). The services show a limited app's "Select More Photos…" alert once
+    per launch; who the app is still comes from its key alone."""
+    global _launch
+    pid = os.getpid()
+    if _launch[0] != pid:
+        _launch = (pid, uuid.uuid4().hex)
+    return _launch[1]
+
+
+def hello_frame(launch: str) -> bytes:
+    """The header frame of ``service.hello`` for ``launch`` (sent without waiting for its reply)."""
+    return encode_header(build_request(HELLO, {"launch": launch}))
 
 
 def send_failed(op: str, endpoint: str) -> LightboxError:
@@ -288,12 +311,16 @@ class Connection:
 
     Replies to other requests that arrive while one is being waited for are kept for their own
     ``replies`` call. Not thread-safe: one Connection per thread.
+
+    Its first message is preceded by ``service.hello`` with ``launch`` (default: this process's,
+    :func:`process_launch`), so every connection of one process counts as one launch of the app.
     """
 
     def __init__(self, endpoint: str, server_public_key: str, key_pair: KeyPair, timeout: float = 10.0,
-                 context: Optional[zmq.Context[Any]] = None) -> None:
+                 context: Optional[zmq.Context[Any]] = None, launch: Optional[str] = None) -> None:
         self.endpoint = endpoint
         self.timeout = timeout
+        self._hello: Optional[bytes] = hello_frame(launch or process_launch())
         self._socket: zmq.Socket[bytes] = curve_dealer(
             context or zmq.Context.instance(), endpoint, server_public_key, key_pair, timeout)
         # Replies that arrived for a request still being waited for, in order; keyed by request id.
@@ -325,6 +352,9 @@ class Connection:
             raise closed(self.endpoint)
         header = encode_header(build_request(op, body, id))
         try:
+            if self._hello is not None:
+                self._socket.send(self._hello, flags=0 if wait else zmq.NOBLOCK, copy=True)
+                self._hello = None
             self._socket.send_multipart([header, *attachments], flags=0 if wait else zmq.NOBLOCK, copy=True)
         except zmq.Again:
             raise send_failed(op, self.endpoint) from None
