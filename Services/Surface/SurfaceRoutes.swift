@@ -134,7 +134,9 @@ struct SurfaceRoutes: Sendable {
         func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : $0 } }
         var before: Date?
         if let text = text("before") {
-            guard let date = ISO8601DateFormatter().date(from: text) else {
+            let fractional = ISO8601DateFormatter()
+            fractional.formatOptions.insert(.withFractionalSeconds)
+            guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
                 throw HTTPError(.badRequest, message: "before must be a moment such as 2024-01-01T00:00:00Z.")
             }
             before = date

@@ -66,7 +66,8 @@ export class AssetGrid {
       if (this.next) query.set("after", this.next);
       for (const name of ["search", "album", "before"]) if (this.browsing[name]) query.set(name, this.browsing[name]);
       if (this.browsing.search) query.set("timeZone", Intl.DateTimeFormat().resolvedOptions().timeZone || "");
-      const page = await api("GET", "/api/assets?" + query.toString());
+      // A space as %20: the surface reads "+" in a query as itself.
+      const page = await api("GET", "/api/assets?" + query.toString().replaceAll("+", "%20"));
       // A page of an earlier browse (the owner typed on meanwhile) is dropped.
       if (generation === this.generation) this.show(page);
     } catch (error) {
