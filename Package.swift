@@ -183,6 +183,7 @@ let package = Package(
             dependencies: [
                 "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxObjectStore", "LightboxProtocol", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Bench"
         ),

@@ -28,6 +28,11 @@ struct BenchBrowseCommand: AsyncParsableCommand {
 
     @Option(help: "Assets in the library (1000000 works; it takes a while).") var count = 10_000
     @Option(help: "Calls per measurement; the median is printed.") var repeats = 15
+    @Option(help: ArgumentHelp("""
+        Photos imported as files (default: all of --count); the rest are written into the catalog as \
+        copies of imported rows (`CatalogRowCopies`), so a million-asset library takes minutes, not hours.
+        """, valueName: "n"))
+    var imported: Int?
 
     /// Where the generated photos were taken: positions near each city's centre.
     static let cities: [(name: String, latitude: Double, longitude: Double)] = [
@@ -47,7 +52,9 @@ struct BenchBrowseCommand: AsyncParsableCommand {
     func run() async throws {
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-browse-\(getpid())")
         defer { try? FileManager.default.removeItem(at: work) }
-        let folders = try TinyPNG.writeFolders(count, into: work.appendingPathComponent("media")) { index in
+        let files = min(imported ?? count, count)
+        guard files >= Self.cities.count else { throw ValidationError("--imported must be at least \(Self.cities.count), one photo per city") }
+        let folders = try TinyPNG.writeFolders(files, into: work.appendingPathComponent("media")) { index in
             GeotaggedPNG.make(number: index, tags: Self.tags(of: index, count: count))
         }
 
@@ -57,14 +64,21 @@ struct BenchBrowseCommand: AsyncParsableCommand {
         let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(600)))
         let bar = ProgressBar("import")
         let importStart = ContinuousClock.now
-        var imported = 0
+        var done = 0
         for folder in folders {
             let summary = try await owner.importLibrary(at: folder.path)
             guard summary.failed.isEmpty else { throw ValidationError("import failed: \(summary.failed[0].message)") }
-            imported += summary.imported.count
-            bar.update(items: imported, of: count, current: folder.lastPathComponent)
+            done += summary.imported.count
+            bar.update(items: done, of: files, current: folder.lastPathComponent)
         }
         let importSeconds = (ContinuousClock.now - importStart).seconds
+        let copyStart = ContinuousClock.now
+        if files < count {
+            note("writing \(count - files) more assets into the catalog")
+            try CatalogRowCopies.add(files..<count, to: directory.dataDirectory.appendingPathComponent("picker/catalog.sqlite"), count: count,
+                                     cities: Self.cities.count)
+        }
+        let copySeconds = (ContinuousClock.now - copyStart).seconds
         let outline = try await owner.outline()
 
         let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("browser"))
@@ -111,7 +125,8 @@ struct BenchBrowseCommand: AsyncParsableCommand {
 
         func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value * 1000) }
         print("bench browse: \(count) assets (place search \(outline.placeSearch ? "on" : "off")); medians of \(repeats) calls")
-        print(String(format: "  import                               %9.0f files/s (%.1f s)", Double(count) / importSeconds, importSeconds))
+        print(String(format: "  import                               %9.0f files/s (%d files, %.1f s)", Double(files) / importSeconds, files, importSeconds))
+        if files < count { print(String(format: "  catalog rows copied                  %9d (%.1f s)", count - files, copySeconds)) }
         print("  pick request → first thumbnail       \(milliseconds(BenchStatistics.median(pickTimes)))")
         for row in rows {
             let label = "\"\(row.text)\" (\(row.what))".padding(toLength: 40, withPad: " ", startingAt: 0)
@@ -124,15 +139,20 @@ struct BenchBrowseCommand: AsyncParsableCommand {
     /// The EXIF of photo `index`: newest last, ten years back from 2026 in equal steps; cities and
     /// cameras in turn.
     static func tags(of index: Int, count: Int) -> GeotaggedPNG.Tags {
-        let end = 1_767_225_600.0  // 2026-01-01T00:00:00Z
-        let span = 10 * 365.25 * 86_400
-        var seconds = time_t(end - span + span * Double(index + 1) / Double(max(count, 1)))
+        var seconds = time_t(captureTime(of: index, count: count))
         var parts = tm()
         gmtime_r(&seconds, &parts)
         let taken = String(format: "%04d:%02d:%02d %02d:%02d:%02d", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday,
                            parts.tm_hour, parts.tm_min, parts.tm_sec)
         let city = cities[index % cities.count], camera = cameras[index % cameras.count]
         return GeotaggedPNG.Tags(make: camera.0, model: camera.1, taken: taken, latitude: city.latitude, longitude: city.longitude)
+    }
+
+    /// When photo `index` was taken, in seconds since 1970: ten years back from 2026 in equal steps.
+    static func captureTime(of index: Int, count: Int) -> Int {
+        let end = 1_767_225_600.0  // 2026-01-01T00:00:00Z
+        let span = 10 * 365.25 * 86_400
+        return Int(end - span + span * Double(index + 1) / Double(max(count, 1)))
     }
 
     func median(_ call: () async throws -> Void) async throws -> Double {

@@ -46,6 +46,7 @@ def make_library(folder):
 
 
 def logged_in(stack):
+    os.makedirs(SCREENSHOTS, exist_ok=True)
     driver = make_browser()
     driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "UTC"})
     driver.get(stack.login_url())

@@ -18,22 +18,25 @@ export function browseBar(grid) {
   const unfiltered = { emptyTitle: grid.emptyTitle, emptyText: grid.emptyText }; // what the sheet itself says when nothing matches
   const search = element("input", { type: "search", id: "sheet-search", class: "search", enterkeyhint: "search", autocomplete: "off",
     placeholder: t("Search places, dates, cameras, kinds"), "aria-label": t("Search photos and videos") });
-  const chipRow = element("div", { class: "chips", role: "group", "aria-label": t("Show") });
+  // One choice of the five: a radio group (the arrows move, Space or Enter chooses).
+  const chipRow = element("div", { class: "chips" });
+  const chipGroup = element("div", { class: "chip-group", role: "radiogroup", "aria-label": t("Show") });
   const chipButtons = chips.map((chip) => {
-    const node = element("button", { type: "button", class: "chip", "aria-pressed": String(chip.filter === null), "data-filter": chip.filter || "" }, chip.label);
+    const node = element("button", { type: "button", class: "chip", role: "radio", "aria-checked": String(chip.filter === null), "data-filter": chip.filter || "" }, chip.label);
     node.addEventListener("click", () => {
       state.kinds = chip.filter;
-      for (const other of chipButtons) other.setAttribute("aria-pressed", String(other === node));
+      for (const other of chipButtons) other.setAttribute("aria-checked", String(other === node));
       rove(node);
       apply();
     });
     return node;
   });
-  chipRow.append(...chipButtons);
+  chipGroup.append(...chipButtons);
+  chipRow.append(chipGroup);
   // One Tab stop for the chips: the arrows move between them (a roving tabindex, as in the grid).
   const rove = (target) => { for (const chip of chipButtons) chip.tabIndex = chip === target ? 0 : -1; };
   rove(chipButtons[0]);
-  chipRow.addEventListener("keydown", (event) => {
+  chipGroup.addEventListener("keydown", (event) => {
     const index = chipButtons.indexOf(document.activeElement);
     const step = { ArrowLeft: -1, ArrowRight: 1 }[event.key];
     if (index < 0 || !step) return;
