@@ -96,6 +96,8 @@ let package = Package(
             path: "Shared/LightboxObjectStore"
         ),
 
+        // The offline reverse geocoder: a photo's GPS position to its city and country, from GeoNames' table.
+        .target(name: "Places", path: "Services/Places"),
         .target(name: "Media", dependencies: ["CLinux", "CExif", "CWebP", "CHeif", "CAVFormat", "CVips", "LightboxProtocol"], path: "Services/Media"),
         .target(
             name: "Auth",
@@ -116,7 +118,7 @@ let package = Package(
         .target(
             name: "Picker",
             dependencies: [
-                "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "LightboxObjectStore", "Media",
+                "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "LightboxObjectStore", "Media", "Places",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
@@ -129,7 +131,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "PickerServer",
-            dependencies: ["Picker", "LightboxObjectStore", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Picker", "LightboxObjectStore", "Places", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/PickerServer"
         ),
         .target(
@@ -183,6 +185,7 @@ let package = Package(
             dependencies: [
                 "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxObjectStore", "LightboxProtocol", "LightboxTransport", "Media",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Bench"
         ),
@@ -203,7 +206,8 @@ let package = Package(
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
-        .testTarget(name: "PickerTests", dependencies: ["Picker"], path: "Tests/PickerTests"),
+        .testTarget(name: "PickerTests", dependencies: ["Picker", "Places"], path: "Tests/PickerTests"),
+        .testTarget(name: "PlacesTests", dependencies: ["Places"], path: "Tests/PlacesTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "LightboxProtocol"], path: "Tests/PortalTests"),
         .testTarget(

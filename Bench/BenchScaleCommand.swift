@@ -122,13 +122,6 @@ struct BenchScaleCommand: AsyncParsableCommand {
     }
 
     func median(_ call: () async throws -> Void) async throws -> Double {
-        try await call()  // warm up
-        var times: [Double] = []
-        for _ in 0..<repeats {
-            let start = ContinuousClock.now
-            try await call()
-            times.append((ContinuousClock.now - start).seconds)
-        }
-        return BenchStatistics.median(times)
+        try await BenchStatistics.medianSeconds(of: repeats, call)
     }
 }

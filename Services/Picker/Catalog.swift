@@ -90,6 +90,14 @@ struct Catalog: Sendable {
         return inserted
     }
 
+    /// The creation dates of the newest and the oldest asset: the two ends of the library-order index.
+    func dateSpan() async throws -> (newest: Date?, oldest: Date?) {
+        try database.pointRead { db in
+            (try Date.fetchOne(db.cachedStatement(sql: "SELECT creationDate FROM asset ORDER BY creationDate DESC, identifier ASC LIMIT 1")),
+             try Date.fetchOne(db.cachedStatement(sql: "SELECT creationDate FROM asset ORDER BY creationDate ASC, identifier DESC LIMIT 1")))
+        }
+    }
+
     func albums() async throws -> [Album] {
         try await database.detachedRead { db in
             try Album.fetchAll(positionally: db.cachedStatement(sql: Album.inOrder))

@@ -151,6 +151,23 @@ enum CatalogDatabase {
                 CREATE INDEX watchedFile_on_inode ON watchedFile (inode);
                 """)
         }
+        migrator.registerMigration("v10 places, cameras and the owner's search") { db in
+            // Where each photo was taken, named at import from its GPS position (`ReverseGeocoder`),
+            // and the camera that took it: what the owner's search finds besides dates and kinds.
+            try db.alter(table: "asset") { t in
+                t.add(column: "city", .text)
+                t.add(column: "country", .text)
+                t.add(column: "camera", .text)
+            }
+            // The camera of the assets already there, from the EXIF they were imported with.
+            try db.execute(sql: "UPDATE asset SET camera = \(CameraName.sqlExpression(properties: "properties")) WHERE camera IS NULL")
+            // A search for a place or a camera pages through its own rows in library order, as the
+            // library-order index does for the whole library: equality on the first column, the
+            // keyset range on the next two.
+            for column in SearchColumn.allCases {
+                try db.execute(sql: "CREATE INDEX \(column.indexName) ON asset (\(column.rawValue) COLLATE NOCASE, creationDate DESC, identifier ASC)")
+            }
+        }
         return migrator
     }
 }

@@ -6,22 +6,29 @@ import LightboxStorage
 /// The library a page at a time, filtered in SQL and continued by a keyset cursor (not OFFSET), so
 /// the first and the thousandth page cost the same.
 extension Catalog {
-    /// The owner's view: newest first, every asset a filter lets through.
-    func page(filter: PickerFilter?, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
-        try await database.read(OwnerPage(filter: filter, limit: limit, cursor: cursor))
+    /// The owner's view: newest first, every asset a filter lets through, narrowed by the pick
+    /// sheet's search, album and starting date (`OwnerBrowse`).
+    func page(filter: PickerFilter?, browse: OwnerBrowse = OwnerBrowse(), limit: Int, after cursor: LibraryCursor?) async throws
+        -> (assets: [AssetSummary], next: LibraryCursor?) {
+        try await database.read(OwnerPage(filter: filter, browse: browse, limit: limit, cursor: cursor))
     }
 
     /// A page of the owner's view. Unfiltered and small, it walks the library-order index for
     /// `limit` + 1 rows and no more: a point read.
     struct OwnerPage: DatabaseQuery {
         var filter: PickerFilter?
+        var browse = OwnerBrowse()
         var limit: Int
         var cursor: LibraryCursor?
 
-        var isPointRead: Bool { filter == nil && Self.isPointRead(rowCount: limit) }
+        var isPointRead: Bool { filter == nil && browse.isEmpty && Self.isPointRead(rowCount: limit) }
 
         func fetch(_ db: Database) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
-            try Catalog.page(db, conditions: filter.map { [$0.sqlCondition] } ?? [], order: .newestFirst, limit: limit, after: cursor)
+            try Catalog.page(db, conditions: try conditions(db), order: .newestFirst, limit: limit, after: cursor)
+        }
+
+        func conditions(_ db: Database) throws -> [SQLExpression] {
+            (filter.map { [$0.sqlCondition] } ?? []) + (try browse.conditions(db))
         }
     }
 
@@ -110,32 +117,35 @@ extension Catalog {
 
     static func page(_ db: Database, conditions: [SQLExpression], order: LibraryOrder, limit: Int, after cursor: LibraryCursor?,
                      offset: Int = 0) throws -> (assets: [AssetSummary], next: LibraryCursor?) {
-        let keyset = cursor.map(order.after)
-        // One row more than asked tells whether another page follows.
-        let tail = " \(order.orderBy) LIMIT ? OFFSET ?"
-        let tailArguments: StatementArguments = [limit + 1, offset]
-        // Pages of one shape share one compiled statement; only the arguments change.
-        let statement: Statement
-        let arguments: StatementArguments?
-        if conditions.isEmpty {
-            // The whole library in order (the owner's listing, an app with full access): the text is
-            // ours, so the statement comes straight from the cache, without building it through
-            // GRDB's SQL literals for every page.
-            statement = try db.cachedStatement(sql: selectSummaries + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
-            arguments = (keyset?.arguments ?? []) + tailArguments
-        } else {
-            var sql: SQL = "\(sql: selectSummaries) WHERE (\(conditions.joined(operator: .and)))"
-            if let keyset { sql.append(sql: " AND " + keyset.sql, arguments: keyset.arguments) }
-            sql.append(sql: tail, arguments: tailArguments)
-            statement = try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement
-            arguments = nil
-        }
+        let (statement, arguments) = try pageStatement(db, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
         // The last row of the page carries the cursor's creation date, read as stored.
         let (rows, storedDate) = try AssetSummary.fetchAll(positionally: statement, arguments: arguments,
                                                            storedTextOf: .creationDate, inRecord: limit - 1)
         let assets = Array(rows.prefix(limit))
         guard rows.count > limit, let last = assets.last, let storedDate else { return (assets, nil) }
         return (assets, LibraryCursor(storedDate: storedDate, identifier: last.identifier))
+    }
+
+    /// The statement of a page and its arguments (nil: the ones it is bound to); what `page` runs,
+    /// and what a test asks SQLite to explain.
+    static func pageStatement(_ db: Database, conditions: [SQLExpression], order: LibraryOrder, limit: Int, after cursor: LibraryCursor?,
+                              offset: Int = 0) throws -> (Statement, StatementArguments?) {
+        let keyset = cursor.map(order.after)
+        // One row more than asked tells whether another page follows.
+        let tail = " \(order.orderBy) LIMIT ? OFFSET ?"
+        let tailArguments: StatementArguments = [limit + 1, offset]
+        // Pages of one shape share one compiled statement; only the arguments change.
+        if conditions.isEmpty {
+            // The whole library in order (the owner's listing, an app with full access): the text is
+            // ours, so the statement comes straight from the cache, without building it through
+            // GRDB's SQL literals for every page.
+            let statement = try db.cachedStatement(sql: selectSummaries + (keyset.map { " WHERE " + $0.sql } ?? "") + tail)
+            return (statement, (keyset?.arguments ?? []) + tailArguments)
+        }
+        var sql: SQL = "\(sql: selectSummaries) WHERE (\(conditions.joined(operator: .and)))"
+        if let keyset { sql.append(sql: " AND " + keyset.sql, arguments: keyset.arguments) }
+        sql.append(sql: tail, arguments: tailArguments)
+        return (try SQLRequest<Row>(literal: sql, cached: true).makePreparedRequest(db, forSingleResult: false).statement, nil)
     }
 
     private static let selectSummaries = "SELECT \(AssetSummary.selectList) FROM asset"

@@ -3,6 +3,7 @@ import LightboxProtocol
 import LightboxTransport
 import Logging
 import Media
+import Places
 
 /// Imports a folder of media into the catalog: type by content, metadata, a content-addressed copy
 /// of the original. Importing the same bytes again changes nothing (same identifier).
@@ -31,6 +32,8 @@ struct LibraryImporter: Sendable {
     }
     /// Told the bytes each `proveDecodes` added (the service counts them into its cache's quota).
     var provedBytes: (@Sendable (Int64) async -> Void)? = nil
+    /// Names the city and country of a photo's GPS position, offline; nil: no place is named.
+    var places: ReverseGeocoder? = nil
 
     /// Records inserted per transaction.
     static let batchSize = 500
@@ -402,14 +405,17 @@ struct LibraryImporter: Sendable {
     private func record(
         metadata: MediaMetadata, hash: String, identifier: String, storedPath: String, fileName: String, size: Int64, modified: Date
     ) -> AssetRecord {
+        // The place is named here, offline, once: the catalog keeps it for the owner's search.
+        let place = metadata.location.flatMap { places?.place(latitude: $0.latitude, longitude: $0.longitude) }
         // Without a capture date in the file, the original's modification time stands in.
-        AssetRecord(
+        return AssetRecord(
             identifier: identifier, contentHash: hash, fileName: SafeFileName.make(fileName),
             storedPath: storedPath, type: metadata.type, mediaType: metadata.mediaType,
             subtypes: metadata.subtypes.map(\.rawValue).sorted().joined(separator: ","),
             pixelWidth: metadata.pixelWidth, pixelHeight: metadata.pixelHeight, frameCount: metadata.frameCount,
             duration: metadata.duration, fileSize: size,
             creationDate: metadata.creationDate ?? modified, importedAt: Date(),
-            properties: String(decoding: (try? JSONEncoder().encode(metadata.imageProperties)) ?? Data("{}".utf8), as: UTF8.self))
+            properties: String(decoding: (try? JSONEncoder().encode(metadata.imageProperties)) ?? Data("{}".utf8), as: UTF8.self),
+            city: place?.city, country: place?.country, camera: CameraName.make(make: metadata.cameraMake, model: metadata.cameraModel))
     }
 }

@@ -10,7 +10,8 @@ extension PickerService {
         LibraryFeature(catalog: catalog, access: access, changeFeed: changeFeed, importer: importer, auth: auth, logger: logger)
             .register(in: &table)
         let picks = PickFeature(sessions: sessions, appNames: appNames, catalog: catalog, tokens: tokens,
-                                pendingPicksPerApp: configuration.pendingPicksPerApp, pickTimeout: configuration.pickTimeout, logger: logger)
+                                pendingPicksPerApp: configuration.pendingPicksPerApp, pickTimeout: configuration.pickTimeout,
+                                placeSearch: places != nil, logger: logger)
         picks.register(in: &table)
         let streamer = AssetStreamer(catalog: catalog, logger: logger)
         let deliverySocket = self.deliverySocket

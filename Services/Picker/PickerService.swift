@@ -4,6 +4,7 @@ import LightboxObjectStore
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import Places
 import ServiceLifecycle
 import Synchronization
 
@@ -43,6 +44,9 @@ public final class PickerService: Service {
         public var renderTimeLimit: Duration = .seconds(20)
         /// Originals in an S3-compatible object store instead of DATA/picker/originals.
         public var objectStore: ObjectStoreOriginals?
+        /// The offline place table that names each photo's city and country at import (`PlaceTable`);
+        /// nil: the one `make deps` installs, if any. Without one the picker runs without place search.
+        public var placeTable: URL?
 
         public init(dataDirectory: URL, endpoint: String, authEndpoint: String) {
             self.dataDirectory = dataDirectory
@@ -83,6 +87,8 @@ public final class PickerService: Service {
     /// The delivery socket beside an ipc endpoint, open while serving; nil over tcp.
     let deliverySocket = DeliverySocketSlot()
     let keys: KeyDirectory
+    /// Names the place of each photo imported from its GPS position; nil without a place table.
+    let places: ReverseGeocoder?
     let logger: Logger
 
     public init(_ configuration: Configuration, logger: Logger) throws {
@@ -110,10 +116,28 @@ public final class PickerService: Service {
         renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
                                     timeLimit: configuration.renderTimeLimit, logger: logger)
         cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
+        places = Self.loadPlaces(configuration.placeTable, logger: logger)
+    }
+
+    /// The place table, or nil (said in the log: the picker serves without place search).
+    static func loadPlaces(_ table: URL?, logger: Logger) -> ReverseGeocoder? {
+        guard let url = table ?? PlaceTable.installed else {
+            logger.warning("place search is off: no place table at \(PlaceTable.defaultLocations.joined(separator: " or ")); `make deps` installs one")
+            return nil
+        }
+        do throws(PlaceTableError) {
+            let places = try PlaceTable.load(from: url)
+            logger.info("place search is on", metadata: ["places": "\(places.count)", "table": "\(url.path)"])
+            return places
+        } catch {
+            logger.warning("place search is off: \(error.message)", metadata: error.cause.map { ["cause": "\($0)"] } ?? [:])
+            return nil
+        }
     }
 
     var importer: LibraryImporter {
         var importer = LibraryImporter(catalog: catalog, logger: logger, pool: renderPool)
+        importer.places = places
         let renditions = self.renditions
         importer.proveDecodes = { stored, contents, hash in try renditions.makeOwnerThumbnail(ofStored: stored, contents: contents, contentHash: hash) }
         importer.provedBytes = { await renditions.counted(madeElsewhere: $0) }

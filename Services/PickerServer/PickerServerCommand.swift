@@ -5,6 +5,7 @@ import LightboxServiceRuntime
 import LightboxTransport
 import Logging
 import Picker
+import Places
 import ServiceLifecycle
 
 /// `lightbox-picker`: the picker service (the media plane).
@@ -89,6 +90,13 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds one rendering or transcode may take before it is stopped and the app gets a timeout.")
     var renderTimeLimit = 20
 
+    @Option(help: ArgumentHelp("""
+        The offline place table that names each photo's city and country at import (default: \
+        \(PlaceTable.defaultLocations.joined(separator: " or ")), which `make deps` writes from GeoNames). \
+        Without one the picker runs without place search and says so in its log. Env: LIGHTBOX_PLACES.
+        """, valueName: "file"))
+    var places = ProcessInfo.processInfo.environment["LIGHTBOX_PLACES"]
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
@@ -157,6 +165,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
         configuration.objectStore = try objectStore()
+        configuration.placeTable = places.map { URL(fileURLWithPath: $0) }
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }

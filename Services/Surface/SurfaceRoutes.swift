@@ -52,6 +52,7 @@ struct SurfaceRoutes: Sendable {
             json(PendingAnswer(pending: try await feed.isPending(try required(request, "pick"), owner: owner)))
         }
         router.get("/api/assets") { request, _ in try await assetPage(request) }
+        router.get("/api/outline") { _, _ in json(try await owner.outline()) }
         router.get("/thumb") { request, _ in try await thumbnail(request) }
         router.get("/media") { request, _ in try await media(request) }
         router.get("/api/apps/detail") { request, _ in json(try await settings.accessDetail(of: try required(request, "app"))) }
@@ -133,8 +134,19 @@ struct SurfaceRoutes: Sendable {
     func assetPage(_ request: Request) async throws -> Response {
         let query = request.uri.queryParameters
         let filter = try query.get("filter").flatMap { $0.isEmpty ? nil : try PickerFilter(parsing: $0) }
-        let page = try await owner.assetPage(pick: query.get("pick").flatMap { $0.isEmpty ? nil : $0 }, filter: filter,
-                                             limit: Int(query.get("limit") ?? "") ?? 60, after: query.get("after").flatMap { $0.isEmpty ? nil : $0 })
+        func text(_ name: String) -> String? { query.get(name).flatMap { $0.isEmpty ? nil : $0 } }
+        var before: Date?
+        if let text = text("before") {
+            let fractional = ISO8601DateFormatter()
+            fractional.formatOptions.insert(.withFractionalSeconds)
+            guard let date = ISO8601DateFormatter().date(from: text) ?? fractional.date(from: text) else {
+                throw HTTPError(.badRequest, message: "before must be a moment such as 2024-01-01T00:00:00Z.")
+            }
+            before = date
+        }
+        let page = try await owner.assetPage(ListAssetsRequest(
+            pick: text("pick"), filter: filter, limit: Int(query.get("limit") ?? "") ?? 60, after: text("after"),
+            search: text("search"), album: text("album"), before: before, timeZone: text("timeZone")))
         return json(page)
     }
 

@@ -22,8 +22,17 @@ public struct OwnerSurface: Sendable {
     /// Pass the reply's `next` as `after` for the following page.
     public func assetPage(pick: String? = nil, filter: PickerFilter? = nil, limit: Int = ListAssetsRequest.defaultLimit,
                           after: String? = nil) async throws -> ListAssetsResponse {
-        try await picker.request(.listAssets, ListAssetsRequest(pick: pick, filter: filter, limit: limit, after: after),
-                                 as: ListAssetsResponse.self)
+        try await assetPage(ListAssetsRequest(pick: pick, filter: filter, limit: limit, after: after))
+    }
+
+    /// One page as `request` asks: a pick's, searched, of an album, from a date (the sheet's browsing).
+    public func assetPage(_ request: ListAssetsRequest) async throws -> ListAssetsResponse {
+        try await picker.request(.listAssets, request, as: ListAssetsResponse.self)
+    }
+
+    /// What the owner's sheet browses by: the albums, the span of years, whether places are named.
+    public func outline() async throws -> LibraryOutline {
+        try await picker.request(.outline, Empty(), as: LibraryOutline.self)
     }
 
     /// Every asset a pick's filter lets through, page by page (for scripts; a surface shows pages).

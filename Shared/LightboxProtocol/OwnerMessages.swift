@@ -43,12 +43,43 @@ public struct ListAssetsRequest: Codable, Sendable {
     public var limit: Int?
     /// The `next` cursor of the previous page; nil for the first page.
     public var after: String?
+    /// What the owner typed in the search box: a date ("2024", "March 2024", "2024年3月"), kinds
+    /// ("screenshots", "live"), a place ("Lisbon"), a camera or part of a file name.
+    public var search: String?
+    /// Only this album's assets.
+    public var album: String?
+    /// Only assets made before this moment (where "jump to year" starts the grid).
+    public var before: Date?
+    /// The owner's IANA time zone, in which the search's dates are days (default: the picker's).
+    public var timeZone: String?
 
-    public init(pick: String? = nil, filter: PickerFilter? = nil, limit: Int? = nil, after: String? = nil) {
+    public init(pick: String? = nil, filter: PickerFilter? = nil, limit: Int? = nil, after: String? = nil, search: String? = nil,
+                album: String? = nil, before: Date? = nil, timeZone: String? = nil) {
         self.pick = pick
         self.filter = filter
         self.limit = limit
         self.after = after
+        self.search = search
+        self.album = album
+        self.before = before
+        self.timeZone = timeZone
+    }
+}
+
+/// `owner.outline`: what the pick sheet offers to browse by: the library's albums, the dates of
+/// its newest and oldest assets (the years to jump to), and whether the picker names places
+/// (false without its place table: search then finds no places).
+public struct LibraryOutline: Codable, Sendable, Hashable {
+    public var albums: [Album]
+    public var newest: Date?
+    public var oldest: Date?
+    public var placeSearch: Bool
+
+    public init(albums: [Album], newest: Date?, oldest: Date?, placeSearch: Bool) {
+        self.albums = albums
+        self.newest = newest
+        self.oldest = oldest
+        self.placeSearch = placeSearch
     }
 }
 

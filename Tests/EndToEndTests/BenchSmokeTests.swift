@@ -54,6 +54,17 @@ import Testing
         #expect(output.contains("60 assets"), "the library is not the size asked:\n\(output)")
     }
 
+    @Test func benchBrowseTimesAPickAndSearchesInAGeneratedLibrary() async throws {
+        let (output, status) = try await lightbox(["bench", "browse", "--count", "60", "--repeats", "1"])
+        #expect(status == 0, "bench browse failed:\n\(output)")
+        for line in ["bench browse: 60 assets (place search on)", "pick request → first thumbnail", "search \"Lisbon\" (a place)",
+                     "search \"Reykjavik\" (words that name nothing)", "peak memory: picker "] {
+            #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
+        }
+        // Five of the sixty photos were taken in Lisbon (every twelfth).
+        #expect(output.contains("(5 on the first page"), "the place search did not find Lisbon's photos:\n\(output)")
+    }
+
     @Test func benchImportTimesAWatchingPickerAgainstVipsthumbnail() async throws {
         let (output, status) = try await lightbox(["bench", "import", "--count", "3", "--rounds", "1"])
         #expect(status == 0, "bench import failed:\n\(output)")

@@ -34,7 +34,7 @@ import Testing
         ImageResultInfo.self, CancelImageRequest.self, VideoDeliveryMode.self, VideoRequest.self, VideoResultInfo.self,
         DownloadProgress.self, AssetRequest.self, ImagePropertiesResponse.self, TranscodeProgress.self,
         // Owner
-        PendingPicksRequest.self, PendingPick.self, PendingPicksResponse.self, ListAssetsRequest.self, AssetSummary.self,
+        PendingPicksRequest.self, PendingPick.self, PendingPicksResponse.self, ListAssetsRequest.self, LibraryOutline.self, AssetSummary.self,
         ListAssetsResponse.self, ThumbnailRequest.self, ThumbnailInfo.self, MediaRangeRequest.self, MediaRangePart.self, MediaRangeInfo.self, AssetDetails.self, ChooseRequest.self,
         ChooseResponse.self, CancelPickRequest.self, RevokeRequest.self, RevokeResponse.self, ImportRequest.self,
         ImportProgress.self, ImportFailure.self, ImportSummary.self,

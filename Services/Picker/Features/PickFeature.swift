@@ -15,12 +15,15 @@ struct PickFeature: Sendable {
     let pendingPicksPerApp: Int
     /// How long a pick waits for the owner before the app gets `timeout`.
     let pickTimeout: Duration
+    /// Whether imports name places (the picker has its place table).
+    let placeSearch: Bool
     let logger: Logger
 
     func register(in table: inout OperationTable) {
         table.later(Operations.pick) { try await startPick($0, $1, &$2, $3) }
         table.on(Operations.pendingPicks) { _, body, _ in await pendingPicks(body) }
         table.on(Operations.listAssets) { _, body, _ in try await listAssets(body) }
+        table.on(Operations.outline) { _, _, _ in try await outline() }
         table.on(Operations.choose) { _, body, _ in try await choose(body) }
         table.on(Operations.cancelPick) { _, body, _ in try await cancelPick(body) }
     }
@@ -81,8 +84,14 @@ struct PickFeature: Sendable {
         let limit = min(max(body.limit ?? ListAssetsRequest.defaultLimit, 1), ListAssetsRequest.maximumLimit)
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.page(filter: filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(filters),
-                                          limit: limit, after: cursor)
+                                          browse: try OwnerBrowse(body), limit: limit, after: cursor)
         return ListAssetsResponse(assets: page.assets, next: page.next?.encoded)
+    }
+
+    /// What the owner's sheet browses by. Two index reads for the span of dates, and the albums.
+    func outline() async throws -> LibraryOutline {
+        let (newest, oldest) = try await catalog.dateSpan()
+        return LibraryOutline(albums: try await catalog.albums(), newest: newest, oldest: oldest, placeSearch: placeSearch)
     }
 
     func choose(_ body: ChooseRequest) async throws -> ChooseResponse {

@@ -4,10 +4,12 @@
 // and End move through the grid, Enter presses the cell, and Space, a long press or the cell's
 // zoom button opens the preview (preview.js). Each cell is named by its kind
 // and date, not its file name. A grid with nothing in it says so; a page that fails says why and
-// offers Retry.
+// offers Retry. Assets come newest first, under a sticky header per month and per day (in the
+// browser's time zone); `browse` narrows the grid by a search, an album or a starting date, all
+// answered by the picker in SQL, and keeps the selection.
 import { badgeTexts, describe } from "./asset-words.js";
 import { openPreview } from "./preview.js";
-import { t } from "./strings.js";
+import { locale, t } from "./strings.js";
 import { api, element } from "./surface.js";
 
 export class AssetGrid {
@@ -29,6 +31,11 @@ export class AssetGrid {
     this.failed = false;
     this.cells = new Map();
     this.assets = new Map(); // identifier → summary, in the grid's order
+    this.remembered = new Map(); // summaries of selected assets a later browse no longer shows
+    this.browsing = {}; // { search, album, before, kinds }: what `browse` narrowed the grid to
+    this.generation = 0; // pages of an earlier browse are dropped when they arrive
+    this.lastMonth = null;
+    this.lastDay = null;
     this.focused = null;
     node.classList.add("grid");
     node.setAttribute("role", "group");
@@ -50,25 +57,81 @@ export class AssetGrid {
   async load() {
     if (this.loading || this.done || this.failed) return;
     this.loading = true;
+    const generation = this.generation;
     try {
       const query = new URLSearchParams({ limit: "60" });
       if (this.pick) query.set("pick", this.pick);
-      if (this.filter) query.set("filter", this.filter);
+      const filter = this.browsing.kinds || this.filter;
+      if (filter) query.set("filter", filter);
       if (this.next) query.set("after", this.next);
-      const page = await api("GET", "/api/assets?" + query.toString());
-      for (const asset of page.assets) this.add(asset);
-      this.next = page.next || null;
-      this.done = !this.next;
-      if (this.done) this.observer.disconnect();
-      this.element.dataset.loaded = String(this.cells.size);
-      if (this.done && this.cells.size === 0) this.showEmpty();
+      for (const name of ["search", "album", "before"]) if (this.browsing[name]) query.set(name, this.browsing[name]);
+      if (this.browsing.search) query.set("timeZone", Intl.DateTimeFormat().resolvedOptions().timeZone || "");
+      // A space as %20: the surface reads "+" in a query as itself.
+      const page = await api("GET", "/api/assets?" + query.toString().replaceAll("+", "%20"));
+      // A page of an earlier browse (the owner typed on meanwhile) is dropped.
+      if (generation === this.generation) this.show(page);
     } catch (error) {
-      this.showError(error.message);
+      if (generation === this.generation) this.showError(error.message);
     } finally {
       this.loading = false;
     }
+    if (generation !== this.generation) return this.load(); // the new browse's first page
     // A short first page may leave the sentinel in view: keep filling until it scrolls away.
     if (!this.done && !this.failed && this.sentinel.getBoundingClientRect().top < window.innerHeight + 400) this.load();
+  }
+
+  show(page) {
+    for (const asset of page.assets) this.add(asset);
+    this.next = page.next || null;
+    this.done = !this.next;
+    if (this.done) this.observer.disconnect();
+    this.element.dataset.loaded = String(this.cells.size);
+    if (this.done && this.cells.size === 0) this.showEmpty();
+  }
+
+  // Shows what `browsing` ({ search, album, before, kinds }) narrows the library to, from its first
+  // page; the selection stays, and the empty state says what was asked for.
+  browse(browsing, { emptyTitle = t("No photos match"), emptyText = "" } = {}) {
+    for (const identifier of this.selection) {
+      const asset = this.assets.get(identifier);
+      if (asset) this.remembered.set(identifier, asset);
+    }
+    this.browsing = browsing;
+    this.emptyTitle = emptyTitle;
+    this.emptyText = emptyText;
+    this.generation += 1;
+    this.next = null;
+    this.done = false;
+    this.failed = false;
+    this.cells.clear();
+    this.assets.clear();
+    this.focused = null;
+    this.lastMonth = null;
+    this.lastDay = null;
+    delete this.element.dataset.empty;
+    delete this.element.dataset.error;
+    this.element.dataset.loaded = "0";
+    this.element.replaceChildren(this.sentinel);
+    this.observer.disconnect();
+    this.observer.observe(this.sentinel);
+    this.element.closest(".scroll")?.scrollTo({ top: 0 });
+    this.load();
+  }
+
+  // A month's and a day's sticky header before the first asset of each, in the browser's time zone.
+  addSections(asset) {
+    const created = new Date(asset.creationDate);
+    if (Number.isNaN(created.getTime())) return;
+    const month = created.getFullYear() + "-" + created.getMonth();
+    const day = month + "-" + created.getDate();
+    if (month !== this.lastMonth) {
+      this.lastMonth = month;
+      this.sentinel.before(element("h3", { class: "section month", "data-month": month }, monthFormat.format(created)));
+    }
+    if (day !== this.lastDay) {
+      this.lastDay = day;
+      this.sentinel.before(element("h4", { class: "section day", "data-day": day }, dayFormat.format(created)));
+    }
   }
 
   showEmpty() {
@@ -92,6 +155,7 @@ export class AssetGrid {
   }
 
   add(asset) {
+    this.addSections(asset);
     const cell = document.createElement("button");
     cell.type = "button";
     cell.className = "cell";
@@ -211,6 +275,22 @@ export class AssetGrid {
     this.focused = cell;
   }
 
+  // The cell in the next row up (-1) or down (1) nearest in x to `cells[index]`, if any.
+  cellBeside(cells, index, direction) {
+    const from = cells[index].getBoundingClientRect();
+    let row = null;
+    let best = null;
+    for (let other = index + direction; other >= 0 && other < cells.length; other += direction) {
+      const rect = cells[other].getBoundingClientRect();
+      if (Math.abs(rect.top - from.top) < from.height / 2) continue; // the same row
+      if (row === null) row = rect.top;
+      else if (Math.abs(rect.top - row) >= from.height / 2) break; // past the next row
+      const distance = Math.abs(rect.left - from.left);
+      if (!best || distance < best.distance) best = { cell: cells[other], distance };
+    }
+    return best && best.cell;
+  }
+
   key(event) {
     const cells = [...this.cells.values()];
     const index = cells.indexOf(document.activeElement);
@@ -224,7 +304,9 @@ export class AssetGrid {
     const moves = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, Home: -index, End: cells.length - 1 - index };
     if (!(event.key in moves)) return;
     event.preventDefault();
-    const target = cells[Math.min(cells.length - 1, Math.max(0, index + moves[event.key]))];
+    // Up and down go to the cell above or below on screen: a day's short row breaks the columns.
+    const vertical = event.key === "ArrowUp" || event.key === "ArrowDown" ? this.cellBeside(cells, index, event.key === "ArrowUp" ? -1 : 1) : null;
+    const target = vertical || cells[Math.min(cells.length - 1, Math.max(0, index + moves[event.key]))];
     this.rove(target);
     target.focus();
     target.scrollIntoView({ block: "nearest" });
@@ -232,3 +314,6 @@ export class AssetGrid {
     if (cells.indexOf(target) >= cells.length - columns * 2) this.load();
   }
 }
+
+const monthFormat = new Intl.DateTimeFormat(locale, { year: "numeric", month: "long" });
+const dayFormat = new Intl.DateTimeFormat(locale, { weekday: "long", day: "numeric", month: "long" });

@@ -28,7 +28,7 @@ export function openSelected(grid, { ordered = false, onClose = () => {} } = {})
       return;
     }
     list.replaceChildren(...chosen.map((identifier, index) => {
-      const asset = grid.assets.get(identifier);
+      const asset = grid.assets.get(identifier) || grid.remembered.get(identifier);
       const name = asset ? describe(asset) : t("Chosen earlier");
       const move = (by) => {
         const order = [...grid.selection];

@@ -2,6 +2,7 @@
 // and a delete confirmation. One shows at a time in the overlay, as a modal dialog (dialog.js); the
 // rest wait in the queue. A pick's sheet shows only once the picker confirms the pick is still
 // waiting, so a pick that has ended (a reload right after Cancel) never flashes up again.
+import { browseBar } from "./browse.js";
 import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
 import { openSelected } from "./selected.js";
@@ -152,6 +153,7 @@ function pickSheet(pick) {
   const grid = new AssetGrid(gridNode, { pick: pick.pick, mode: "select", limit, ordered,
     preselected: configuration.preselectedAssetIdentifiers || [], onChange: refresh,
     emptyText: (pick.nothingMatchesIn || {})[document.documentElement.lang] || pick.nothingMatches || "" });
+  scroll.before(browseBar(grid)); // search, chips, albums and years over the grid
   refresh(grid.selection);
   open(node, () => cancel.click());
 }
@@ -191,6 +193,7 @@ function chooseLimited(prompt, answer) {
   confirm.disabled = true;
   const node = sheet(t("Choose what “{app}” may see", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll),
     [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), confirm], { wide: true });
+  scroll.before(browseBar(grid));
   node.dataset.prompt = prompt.prompt;
   open(node, () => node.querySelector("#deny").click());
 }
@@ -228,6 +231,7 @@ function limitedLibrarySheet(prompt) {
   const keep = () => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: prompt.selection || [] })
     .catch((error) => notify(error.message, true));
   const node = sheet(t("Select more photos for “{app}”", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll), [done], { wide: true });
+  scroll.before(browseBar(grid));
   node.dataset.prompt = prompt.prompt;
   open(node, keep);
 }

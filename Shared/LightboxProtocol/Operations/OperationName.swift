@@ -27,6 +27,7 @@ public struct OperationName: WireName {
     // The owner, on the picker.
     public static let pendingPicks = OperationName(rawValue: "owner.pending")
     public static let listAssets = OperationName(rawValue: "owner.assets")
+    public static let outline = OperationName(rawValue: "owner.outline")
     public static let choose = OperationName(rawValue: "owner.choose")
     public static let cancelPick = OperationName(rawValue: "owner.cancel")
     public static let revoke = OperationName(rawValue: "owner.revoke")

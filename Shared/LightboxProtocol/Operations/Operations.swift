@@ -42,6 +42,8 @@ public enum Operations {
     // The owner, on the picker.
     public static let pendingPicks = Operation<Owner, PendingPicksRequest, PendingPicksResponse>(.pendingPicks)
     public static let listAssets = Operation<Owner, ListAssetsRequest, ListAssetsResponse>(.listAssets)
+    /// What the pick sheet browses by: albums, the span of years, whether places are named.
+    public static let outline = Operation<Owner, Empty, LibraryOutline>(.outline)
     public static let thumbnail = Operation<Owner, ThumbnailRequest, ThumbnailInfo>(.thumbnail)
     public static let assetDetails = Operation<Owner, AssetRequest, AssetDetails>(.assetDetails)
     /// A byte range of an asset's playable movie or original, for the owner's preview.
@@ -111,7 +113,7 @@ public enum Operations {
         addToAlbum.declaration, removeFromAlbum.declaration, albumAssets.declaration, libraryChanges.declaration,
         watchLibrary.declaration, deleteAssets.declaration,
         requestImage.declaration, cancelImage.declaration, requestVideo.declaration, imageProperties.declaration,
-        pendingPicks.declaration, listAssets.declaration, thumbnail.declaration, assetDetails.declaration, mediaRange.declaration,
+        pendingPicks.declaration, listAssets.declaration, outline.declaration, thumbnail.declaration, assetDetails.declaration, mediaRange.declaration,
         choose.declaration,
         cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
         restore.declaration, watchedImports.declaration,
