@@ -49,8 +49,7 @@ extension LibraryImporter {
     /// durable (one sync for them all, as `commit` does for new assets).
     func commit(replacing replacements: [(identifier: String, record: AssetRecord)]) async throws {
         guard !replacements.isEmpty else { return }
-        let files = replacements.flatMap { storedFiles(of: $0.record) }
-        try await onPool { try DurableFiles.sync(files) }
+        try await DurableFiles.makeDurable(replacements.flatMap { storedFiles(of: $0.record) })
         try await catalog.replaceContents(replacements)
     }
 }
