@@ -48,6 +48,7 @@ let package = Package(
             name: "LightboxTransport",
             dependencies: [
                 "CZeroMQ", "CSodium", "CLinux", "LightboxProtocol",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),

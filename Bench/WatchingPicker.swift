@@ -62,6 +62,11 @@ final class WatchingPicker {
         throw ValidationError("the picker did not catch up with \(folder.path) within \(timeout)")
     }
 
+    /// The value of `key` in a log line's metadata (`key=value`), if it has it.
+    static func value(_ key: String, in line: String) -> String? {
+        line.split(separator: " ").first { $0.hasPrefix(key + "=") }.map { String($0.dropFirst(key.count + 1)) }
+    }
+
     var peakMebibytes: Double {
         Double(ProcessMemory.peakResidentBytes(of: picker.processIdentifier) ?? 0) / 1_048_576
     }

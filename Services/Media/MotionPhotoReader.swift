@@ -36,6 +36,12 @@ public enum MotionPhotoReader {
         try find(FileBytes(url))
     }
 
+    /// The same for a file whose whole contents the caller has just read (an import): searched in
+    /// memory, the file not opened again. Throws only `MediaError`.
+    public static func find(inFileAt url: URL, contents: Data) throws -> Finding {
+        try find(FileBytes(url, contents: contents))
+    }
+
     static func find(_ file: FileBytes) throws(MediaError) -> Finding {
         let xmp: String?
         let xmpEnd: UInt64
@@ -222,8 +228,13 @@ public enum MotionPhotoReader {
         return items.first { value(in: $0[...], "Semantic") == "MotionPhoto" }.map { $0[...] }
     }
 
-    /// The offset of the first `pattern` at or after `start`, reading `scanChunk` bytes at a time.
+    /// The offset of the first `pattern` at or after `start`: searched in place in contents held in
+    /// memory, else reading `scanChunk` bytes at a time.
     static func firstOffset(of pattern: Data, in file: FileBytes, from start: UInt64) throws(MediaError) -> UInt64? {
+        if let contents = file.contents {
+            guard start < file.size else { return nil }
+            return Self.firstIndex(of: pattern, in: contents[(contents.startIndex + Int(start))...]).map { start + UInt64($0) }
+        }
         var offset = start
         while offset < file.size {
             let chunk = try file.read(at: offset, count: scanChunk + pattern.count - 1)

@@ -1,48 +1,38 @@
 import Foundation
 import Glibc
+import NIOPosix
 
 /// Makes stored originals durable before the catalog rows that name them are committed, so an
 /// acknowledged import survives a crash or power loss with its files (the catalog commits with
 /// `synchronous=FULL`; a row naming a file still in the page cache would outlive the file).
 ///
-/// The importer writes a batch's files without syncing each, then syncs them once here: a few
-/// files are synced one by one (each and its folders); a batch is synced with one `syncfs` of the
-/// originals' file system, one journal commit instead of one per file. Blocking: call it on a
-/// pool thread.
+/// The importer writes each file without waiting for the disk and starts its writeback at once
+/// (`IngestedFile.store`), so the disk writes while the cores decode. Before a batch's rows are
+/// committed, each of its files is synced (its pages are on disk or on their way by then), then
+/// each folder that holds them and each such folder's parent once (a new file's entry, a new
+/// folder's entry): one sync per folder per batch, not per file. Only the batch's own files are
+/// synced, never the whole file system, whose other writers' data a `syncfs` would wait for too.
 enum DurableFiles {
-    /// Above this many files, one `syncfs` is cheaper than syncing each.
-    static let syncEachLimit = 8
+    /// Syncs `files` on NIO's threads for blocking file-system calls, not on the caller's pool:
+    /// waiting for the disk is not CPU work, and the render pool's threads keep decoding meanwhile.
+    static func makeDurable(_ files: [URL]) async throws {
+        guard !files.isEmpty else { return }
+        try await NIOThreadPool.singleton.runIfActive { try sync(files) }
+    }
 
+    /// The same, blocking the calling thread.
     static func sync(_ files: [URL]) throws {
-        guard let first = files.first else { return }
-        if files.count > syncEachLimit {
-            try syncFileSystem(holding: first.deletingLastPathComponent())
-            return
-        }
+        guard !files.isEmpty else { return }
+        for file in files { try syncPath(file.path, flags: O_RDONLY) }
         // A new file needs its folder's entry synced, and a new folder its parent's.
         var folders: Set<String> = []
         for file in files {
-            try syncPath(file.path, flags: O_RDONLY)
             let folder = file.deletingLastPathComponent()
             folders.insert(folder.path)
             folders.insert(folder.deletingLastPathComponent().path)
         }
         for folder in folders.sorted() { try syncPath(folder, flags: O_RDONLY | O_DIRECTORY) }
     }
-
-    private static func syncFileSystem(holding folder: URL) throws {
-        let descriptor = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw error(folder.path) }
-        defer { close(descriptor) }
-        guard syncfs(descriptor) == 0 else { throw error(folder.path) }
-    }
-
-    /// glibc's `syncfs`, which Swift's Glibc module leaves out (it is declared under _GNU_SOURCE);
-    /// looked up once. Where it is missing, `sync` stands in: slower, as safe.
-    private static let syncfs: @convention(c) (Int32) -> Int32 = {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return { _ in Glibc.sync(); return 0 } }
-        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
-    }()
 
     private static func syncPath(_ path: String, flags: Int32) throws {
         let descriptor = open(path, flags | O_CLOEXEC)

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import LightboxProtocol
 import LightboxTransport
@@ -6,7 +7,9 @@ import Media
 /// One read of an owner's file at import: its SHA-256, size and modification time, and its bytes,
 /// hashed as they are read. A small file is held in memory until it is stored (or dropped, when the
 /// library has it already); a large one is streamed into a staging copy beside the originals as it
-/// is hashed, and that copy is renamed into place. Either way the file is read once.
+/// is hashed, and that copy is renamed into place. Either way the file is read once. A stored
+/// copy's writeback to disk starts as soon as it is written, so that the batch's sync before its
+/// commit (`DurableFiles`) finds the disk's work done or under way.
 /// Blocking: call it on a pool thread.
 struct IngestedFile: Sendable {
     enum Bytes: Sendable {
@@ -61,6 +64,7 @@ struct IngestedFile: Sendable {
                 try output.write(contentsOf: piece)
                 copied += Int64(piece.count)
             }
+            _ = lightbox_start_writeback(output.fileDescriptor)
             return IngestedFile(hash: hasher.finalize(), bytes: .staged(copy), size: copied, modified: modified)
         } catch {
             try? FileManager.default.removeItem(at: copy)
@@ -101,6 +105,7 @@ struct IngestedFile: Sendable {
                 let output = try Self.createPrivate(partial)
                 defer { try? output.close() }
                 try output.write(contentsOf: data)
+                _ = lightbox_start_writeback(output.fileDescriptor)
             } catch {
                 try? FileManager.default.removeItem(at: partial)
                 throw error

@@ -229,21 +229,29 @@ struct LibraryImporter: Sendable {
         let catalog = self.catalog
         let proveDecodes = self.proveDecodes
         let name = SafeFileName.make(fileName ?? file.lastPathComponent)
-        // One pool job: read (and hash), look the content up, store the copy, prove it decodes.
-        let (read, metadata, isKnown, proved) = try await onPool { () -> (Read, MediaMetadata, Bool, Int64) in
+        let findsEmbeddedMovie = pairedMovie == nil
+        // One pool job: read (and hash), look the content up, store the copy, prove it decodes, and
+        // look for an embedded movie, all from the bytes read once.
+        let (read, metadata, isKnown, proved, finding) = try await onPool {
+            () -> (Read, MediaMetadata, Bool, Int64, MotionPhotoReader.Finding) in
             let ingested = try IngestedFile.read(file, staging: catalog.originals)
             defer { ingested.discard() }
             let metadata = try known ?? ingested.metadata(of: file)
             let isKnown = try catalog.containsAsset(AssetIdentifier.make(contentHash: ingested.hash))
             var proved: Int64 = 0
+            var finding = MotionPhotoReader.Finding.none
             if !isKnown {
                 let stored = catalog.originals.appendingPathComponent(Self.storedPath(ingested.hash, metadata))
                 try ingested.store(at: stored)
                 if metadata.mediaType == .image {
                     proved = try Self.decodes(stored, named: name) { try proveDecodes(stored, ingested.contents, ingested.hash) }
                 }
+                if findsEmbeddedMovie, LivePhotoPairing.stillTypes.contains(metadata.type) {
+                    finding = try ingested.contents.map { try MotionPhotoReader.find(inFileAt: stored, contents: $0) }
+                        ?? MotionPhotoReader.find(inFileAt: stored)
+                }
             }
-            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown, proved)
+            return (Read(hash: ingested.hash, size: ingested.size, modified: ingested.modified), metadata, isKnown, proved, finding)
         }
         let identifier = AssetIdentifier.make(contentHash: read.hash)
         if isKnown { return .unchanged(identifier) }
@@ -252,29 +260,26 @@ struct LibraryImporter: Sendable {
                                  fileName: fileName ?? file.lastPathComponent, size: read.size, modified: read.modified)
         if let pairedMovie {
             try await pair(&record, with: pairedMovie.url, metadata: pairedMovie.metadata)
-        } else if LivePhotoPairing.stillTypes.contains(metadata.type) {
-            try await pairEmbeddedMovie(&record)
+        } else {
+            try await pairEmbeddedMovie(&record, finding)
         }
         return .new(record)
     }
 
-    /// Makes a Motion Photo (a still with an MP4 inside, `MotionPhotoReader`) a Live Photo: its
-    /// movie is copied out of the stored original and stored as the paired movie, so loads, opens
-    /// and the cloud tier treat it like an Apple pair's. The still keeps its whole original. A file
-    /// whose claim of a movie does not hold stays a plain still, and the reason is logged.
-    func pairEmbeddedMovie(_ record: inout AssetRecord) async throws {
-        let original = catalog.originalURL(of: record)
-        let staging = catalog.originals.appendingPathComponent("\(UUID().uuidString).motion-photo.partial")
-        defer { try? FileManager.default.removeItem(at: staging) }
-        let finding = try await onPool {
-            let finding = try MotionPhotoReader.find(inFileAt: original)
-            if case .motionPhoto(let photo) = finding { try MotionPhotoReader.copyMovie(photo, from: original, to: staging) }
-            return finding
-        }
+    /// Makes a Motion Photo (a still with an MP4 inside, `MotionPhotoReader`; `finding` is what
+    /// the reader found in the stored original) a Live Photo: its movie is copied out of the stored
+    /// original and stored as the paired movie, so loads, opens and the cloud tier treat it like an
+    /// Apple pair's. The still keeps its whole original. A file whose claim of a movie does not
+    /// hold stays a plain still, and the reason is logged.
+    func pairEmbeddedMovie(_ record: inout AssetRecord, _ finding: MotionPhotoReader.Finding) async throws {
         if case .ignored(let reason) = finding {
             logger.notice("not a Motion Photo", metadata: ["file": "\(record.fileName)", "reason": "\(reason)"])
         }
         guard case .motionPhoto(let photo) = finding else { return }
+        let original = catalog.originalURL(of: record)
+        let staging = catalog.originals.appendingPathComponent("\(UUID().uuidString).motion-photo.partial")
+        defer { try? FileManager.default.removeItem(at: staging) }
+        try await onPool { try MotionPhotoReader.copyMovie(photo, from: original, to: staging) }
         try await pair(&record, with: staging)
         var properties = record.imageProperties
         var motion: [String: JSONValue] = ["Layout": .string(photo.layout.rawValue),
@@ -339,7 +344,7 @@ struct LibraryImporter: Sendable {
     /// store: the rows are committed only once it confirmed every file).
     func makeDurable(_ records: [AssetRecord]) async throws {
         let files = records.flatMap(storedFiles)
-        try await onPool { try DurableFiles.sync(files) }
+        try await DurableFiles.makeDurable(files)
         try await catalog.originalStore.keep(records.flatMap(storedOriginals))
     }
 

@@ -19,7 +19,7 @@ extension LiveFolders {
         let byPath = Dictionary(rows.map { ($0.path, $0) }) { first, _ in first }
         // A file that vanished from one path and whose inode, size and time appear at another moved.
         var movable = Dictionary(rows.filter { vanished.contains($0.path) }.map { ($0.state, $0) }) { first, _ in first }
-        var toRead: [(path: String, state: FileState, previous: WatchedFiles.Row?)] = []
+        var toRead: [FileToRead] = []
         var gone: [WatchedFiles.Row] = []
         for (path, state) in present.sorted(by: { $0.key < $1.key }) {
             let previous = byPath[path]
@@ -35,16 +35,24 @@ extension LiveFolders {
         }
         gone += movable.values
 
+        // Each step's files are read while the step before is committed: the cores decode while
+        // the disk makes the last step durable.
         var start = 0
+        var previous: PreparedStep?
         while start < toRead.count, !isStopping {
             let step = Array(toRead[start..<min(start + Self.chunk, toRead.count)])
-            try await read(step, completedBefore: start, of: toRead.count)
+            let (waiting, total) = (previous, toRead.count)
+            async let committed: Void = commit(waiting, of: total)
+            let outcomes = try await read(step, completedBefore: start, of: toRead.count)
+            try await committed
+            previous = PreparedStep(files: step, outcomes: outcomes, completedAfter: start + step.count)
             done.read += step.count
             start += step.count
             if toRead.count > Self.chunk {
                 logger.info("importing from the watched folders", metadata: ["completed": "\(start)", "total": "\(toRead.count)"])
             }
         }
+        try await commit(previous, of: toRead.count)
 
         // Removed last: a file copied elsewhere and then deleted keeps its asset for the copy.
         try await files.delete(gone.map(\.path))
@@ -56,9 +64,19 @@ extension LiveFolders {
         return done
     }
 
-    /// Reads the files (in parallel, as an import does), inserts the new assets in one transaction,
-    /// gives changed files' assets their new content, and remembers each file's state.
-    private func read(_ step: [(path: String, state: FileState, previous: WatchedFiles.Row?)], completedBefore: Int, of total: Int) async throws {
+    typealias FileToRead = (path: String, state: FileState, previous: WatchedFiles.Row?)
+
+    /// A step's files, read and stored, waiting for their commit.
+    struct PreparedStep: Sendable {
+        var files: [FileToRead]
+        var outcomes: [LibraryImporter.Outcome?]
+        /// Files read once this step is: the last step's commit reports the import complete.
+        var completedAfter: Int
+    }
+
+    /// Reads the files (in parallel, as an import does) and stores their contents; the catalog
+    /// learns of them in `commit`.
+    private func read(_ step: [FileToRead], completedBefore: Int, of total: Int) async throws -> [LibraryImporter.Outcome?] {
         let importer = self.importer
         var outcomes = [LibraryImporter.Outcome?](repeating: nil, count: step.count)
         var completed = completedBefore
@@ -74,9 +92,17 @@ extension LiveFolders {
         } collect: { index, outcome in
             outcomes[index] = outcome
             completed += 1
-            // The last step is reported once its records are in the catalog (below).
+            // The last step is reported once its records are in the catalog (`commit`).
             if completed < total { progress.report(ImportProgress(completed: completed, total: total, file: step[index].path)) }
         }
+        return outcomes
+    }
+
+    /// Inserts a read step's new assets in one transaction once their files are durable, gives
+    /// changed files' assets their new content, and remembers each file's state. Nothing for nil.
+    private func commit(_ prepared: PreparedStep?, of total: Int) async throws {
+        guard let prepared else { return }
+        let (step, outcomes) = (prepared.files, prepared.outcomes)
         // Changed files whose asset no other file shares keep that asset.
         var keeps: [String?] = []
         for file in step {
@@ -122,6 +148,8 @@ extension LiveFolders {
         }
         try await importer.commit(replacing: replacements)
         try await files.save(rows)
-        if completed == total, let last = step.last { progress.report(ImportProgress(completed: total, total: total, file: last.path)) }
+        if prepared.completedAfter == total, let last = step.last {
+            progress.report(ImportProgress(completed: total, total: total, file: last.path))
+        }
     }
 }

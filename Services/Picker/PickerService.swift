@@ -25,6 +25,8 @@ public final class PickerService: Service {
         public var importOnStart: [URL] = []
         /// Folders the library follows while serving (`LiveFolders`).
         public var watchFolders: [URL] = []
+        /// How often the watched folders are rescanned when they cannot be followed live.
+        public var watchRescanInterval: Duration = .seconds(30)
         /// How long requests being handled get to finish at shutdown before they are cancelled.
         public var shutdownGracePeriod: Duration = .seconds(5)
         /// Connections one app may hold to this service at once; one more is refused in its handshake.
@@ -215,14 +217,16 @@ public final class PickerService: Service {
         }
         defer { deliverySocket.close() }
         // The watched folders are imported and followed in the background, while the library is served.
-        let liveFolders = LiveFolders(roots: watchedRoots(), importer: importer, progress: watchedImports, logger: logger)
-        async let following: Void = liveFolders.run()
+        var following = LiveFolders(roots: watchedRoots(), importer: importer, progress: watchedImports, logger: logger)
+        following.rescanInterval = configuration.watchRescanInterval
+        let liveFolders = following
+        async let followed: Void = liveFolders.run()
         logger.info("lightbox-picker serving", metadata: ["endpoint": "\(configuration.endpoint)", "auth": "\(configuration.authEndpoint)"])
         configuration.onServing()
         try? await gracefulShutdown()
         logger.info("lightbox-picker stopping")
         liveFolders.stop()
-        await following
+        await followed
         for session in await sessions.pending() {
             _ = await sessions.take(session.id)
             session.reply.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."),

@@ -47,6 +47,12 @@ struct PickerServerCommand: AsyncParsableCommand {
     var watchFolders: [String] = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_WATCH"]
         .map { $0.split(separator: ":").map(String.init) } ?? []
 
+    @Option(help: """
+        Seconds between rescans of the watched folders when they cannot be followed live (no inotify, or \
+        past the system's limit of inotify watches, fs.inotify.max_user_watches).
+        """)
+    var watchRescanInterval = 30
+
     @Option(help: "The cloud tier's folder, where offloaded originals live (default DATA/picker/cloud).")
     var cloudFolder: String?
 
@@ -113,6 +119,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
         guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
         guard cloudBandwidth >= 0 else { throw ValidationError("--cloud-bandwidth must be 0 or more bytes per second") }
+        guard watchRescanInterval >= 1 else { throw ValidationError("--watch-rescan-interval must be at least 1 second") }
         guard derivedQuotaMb >= 1 else { throw ValidationError("--derived-quota-mb must be at least 1") }
         guard (renderThreads ?? 1) >= 1 else { throw ValidationError("--render-threads must be at least 1") }
         guard renderTimeLimit >= 1 else { throw ValidationError("--render-time-limit must be at least 1 second") }
@@ -159,6 +166,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.pickTimeout = .seconds(pickTimeout)
         configuration.importOnStart = importFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.watchFolders = watchFolders.map { URL(fileURLWithPath: $0).standardizedFileURL }
+        configuration.watchRescanInterval = .seconds(watchRescanInterval)
         configuration.cloudFolder = cloudFolder.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudBandwidth = cloudBandwidth
         configuration.derivedQuota = Int64(derivedQuotaMb) << 20

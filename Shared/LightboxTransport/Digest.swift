@@ -1,28 +1,26 @@
 import CSodium
+import Crypto
 import Foundation
 
-/// SHA-256 over bytes fed in pieces (libsodium).
+/// SHA-256 over bytes fed in pieces, through swift-crypto (BoringSSL), which uses the CPU's SHA
+/// instructions where it has them: every imported file and every stream is hashed, so the hash is
+/// on the import's critical path.
 public struct SHA256Hasher: Sendable {
-    private var state = crypto_hash_sha256_state()
+    private var state = SHA256()
 
-    public init() {
-        _ = sodium_init()
-        crypto_hash_sha256_init(&state)
-    }
+    public init() {}
 
     public mutating func update(_ data: Data) {
-        data.withUnsafeBytes { update($0) }
+        state.update(data: data)
     }
 
     public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-        _ = crypto_hash_sha256_update(&state, bytes.bindMemory(to: UInt8.self).baseAddress, UInt64(bytes.count))
+        state.update(bufferPointer: bytes)
     }
 
     /// The digest as lowercase hex.
     public mutating func finalize() -> String {
-        var digest = [UInt8](repeating: 0, count: 32)
-        crypto_hash_sha256_final(&state, &digest)
-        return digest.lowercaseHex
+        state.finalize().lowercaseHex
     }
 
     public static func hex(_ data: Data) -> String {

@@ -118,19 +118,22 @@ import Testing
         #expect(try Data(contentsOf: destination) == bytes)
     }
 
-    @Test func storedFilesAreSyncedOneByOneOrWithTheirFileSystem() throws {
+    @Test func storedFilesAreSyncedEachWithTheirFoldersOncePerBatch() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("durable-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let files = (0..<(DurableFiles.syncEachLimit + 4)).map { folder.appendingPathComponent("\($0 % 3)/file-\($0)") }
+        let files = (0..<12).map { folder.appendingPathComponent("\($0 % 3)/file-\($0)") }
         for file in files {
             try IngestedFile.createFolder(file.deletingLastPathComponent())
             try Data("\(file.lastPathComponent)".utf8).write(to: file)
         }
-        try DurableFiles.sync(Array(files.prefix(2)))  // each file and its folders
-        try DurableFiles.sync(files)  // the file system at once
+        try DurableFiles.sync(Array(files.prefix(2)))
+        try await DurableFiles.makeDurable(files)  // off the caller's thread
         try DurableFiles.sync([])
         #expect(throws: (any Error).self, "a file that is not there is not durable") {
             try DurableFiles.sync([folder.appendingPathComponent("missing")])
+        }
+        await #expect(throws: (any Error).self, "nor when synced off the caller's thread") {
+            try await DurableFiles.makeDurable([folder.appendingPathComponent("missing")])
         }
     }
 
