@@ -168,6 +168,24 @@ enum CatalogDatabase {
                 try db.execute(sql: "CREATE INDEX \(column.indexName) ON asset (\(column.rawValue) COLLATE NOCASE, creationDate DESC, identifier ASC)")
             }
         }
+        migrator.registerMigration("v11 file names by their trigrams") { db in
+            // What the owner's search finds a rare file name through (`LibrarySearch.inFileName`)
+            // instead of walking the library: each asset's file name under the asset's rowid, kept
+            // by triggers (asset rows are inserted, renamed and deleted, never replaced).
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE assetFileName USING fts5(fileName, tokenize = 'trigram');
+                INSERT INTO assetFileName (rowid, fileName) SELECT rowid, fileName FROM asset;
+                CREATE TRIGGER asset_fileName_inserted AFTER INSERT ON asset BEGIN
+                    INSERT INTO assetFileName (rowid, fileName) VALUES (new.rowid, new.fileName);
+                END;
+                CREATE TRIGGER asset_fileName_renamed AFTER UPDATE OF fileName ON asset BEGIN
+                    UPDATE assetFileName SET fileName = new.fileName WHERE rowid = old.rowid;
+                END;
+                CREATE TRIGGER asset_fileName_deleted AFTER DELETE ON asset BEGIN
+                    DELETE FROM assetFileName WHERE rowid = old.rowid;
+                END;
+                """)
+        }
         return migrator
     }
 }

@@ -7,8 +7,8 @@ import LightboxProtocol
 /// The words are looked up first, by a few index seeks: a city or a country of the library
 /// ("Lisbon", "Portugal") or a camera ("iPhone") means its rows, an equality the page walks in
 /// library order on that column's index (`SearchColumn`), so a page costs the same in any library.
-/// Only words that name none of these search file names, which walks the library in order until a
-/// page is full (a file name found only far back costs a walk that far). The whole words are tried
+/// Only words that name none of these search file names (`inFileName`): through their trigram
+/// index when few match, else by walking the library in order until a page is full. The whole words are tried
 /// first ("New York", "Sample Camera 1"), then each word alone.
 extension LibrarySearch {
     func conditions(_ db: Database) throws -> [SQLExpression] {
@@ -22,7 +22,12 @@ extension LibrarySearch {
             conditions.append(named)
         } else {
             for word in words.split(separator: " ").map(String.init) {
-                conditions.append(try Self.named(word, db) ?? Self.inFileName(word))
+                // Not `??`: GRDB reads that as SQL's IFNULL, which hides the condition from the planner.
+                if let named = try Self.named(word, db) {
+                    conditions.append(named)
+                } else {
+                    conditions.append(try Self.inFileName(word, db))
+                }
             }
         }
         return conditions
@@ -75,9 +80,26 @@ extension LibrarySearch {
     static let maximumCameras = 1000
 
     /// File names containing `word`; `%`, `_` and `\` in it are matched as themselves.
-    static func inFileName(_ word: String) -> SQLExpression {
+    ///
+    /// A word of three characters or more that few file names contain is looked up in their
+    /// trigram index (`assetFileName`): its rows are read by rowid and the page sorts only them, so
+    /// a rare name costs the same in any library. A word most names contain (or a shorter one) is
+    /// found by walking the library in order, where matches come soon. The LIKE stays in both: the
+    /// index only narrows.
+    static func inFileName(_ word: String, _ db: Database) throws -> SQLExpression {
         let escaped = word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
-        return SQL("\(Column("fileName")) LIKE \("%" + escaped + "%") ESCAPE '\\'").sqlExpression
+        let like = SQL("\(Column("fileName")) LIKE \("%" + escaped + "%") ESCAPE '\\'")
+        guard word.count >= 3 else { return like.sqlExpression }
+        // An FTS5 phrase: the word as one run of trigrams, its quotes doubled.
+        let phrase = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let counting = try db.cachedStatement(sql: "SELECT count(*) FROM (SELECT 1 FROM assetFileName WHERE assetFileName MATCH ? LIMIT ?)")
+        let found = try Int.fetchOne(counting, arguments: [phrase, fewFileNames]) ?? 0
+        guard found < fewFileNames else { return like.sqlExpression }
+        return SQL("rowid IN (SELECT rowid FROM assetFileName WHERE assetFileName MATCH \(phrase)) AND \(like)").sqlExpression
     }
+
+    /// Up to this many file names matching, a page reads them through the trigram index and sorts
+    /// them; more, and it walks the library in order instead.
+    static let fewFileNames = 2_000
 }

@@ -113,6 +113,34 @@ import Testing
         }
     }
 
+    /// A rare file name is read through the trigram index of file names and only its rows are
+    /// sorted; the index follows renames and deletions.
+    @Test func aRareFileNameIsFoundThroughItsIndex() async throws {
+        let fixture = try PickerFixture()
+        defer { fixture.remove() }
+        let records = Self.library(30)
+        try await fixture.catalog.insert(records)
+        for plan in try Self.plans(fixture.catalog, Self.search("IMG_0017")) {
+            #expect(plan.contains("VIRTUAL TABLE") && plan.contains("SEARCH asset USING INTEGER PRIMARY KEY"), "\(plan)")
+            #expect(!plan.contains("asset_library_order") && !plan.contains("SCAN asset "), "\(plan)")
+        }
+        let seventeen = try #require(records.first { $0.fileName == "IMG_0017.jpg" })
+        #expect(try await Self.walk(fixture.catalog, Self.search("img_0017")) == [seventeen.identifier])
+        // Two letters have no trigram: the library is walked, and finds the same.
+        #expect(try await Self.walk(fixture.catalog, Self.search("17")).contains(seventeen.identifier))
+        try await fixture.catalog.database.write { db in
+            try db.execute(sql: "UPDATE asset SET fileName = 'Harbour at dusk.jpg' WHERE identifier = ?", arguments: [seventeen.identifier])
+        }
+        #expect(try await Self.walk(fixture.catalog, Self.search("IMG_0017")).isEmpty)
+        #expect(try await Self.walk(fixture.catalog, Self.search("dusk")) == [seventeen.identifier])
+        try await fixture.catalog.database.write { db in
+            try db.execute(sql: "DELETE FROM asset WHERE identifier = ?", arguments: [seventeen.identifier])
+        }
+        #expect(try await Self.walk(fixture.catalog, Self.search("dusk")).isEmpty)
+        let trigrams = try await fixture.catalog.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM assetFileName") }
+        #expect(trigrams == 29)
+    }
+
     /// A photo with a known GPS position (Samples/library/harbour.jpg, in Oslo's harbour) gets its
     /// city and country at import; one without GPS gets none; the camera comes from its EXIF.
     @Test func importNamesThePlaceAndTheCamera() async throws {
