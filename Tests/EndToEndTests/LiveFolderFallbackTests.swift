@@ -100,6 +100,13 @@ import Glibc
         #expect(setup.harness.picker.isRunning)
     }
 
+    /// A process's state letter from /proc (`T`: stopped).
+    static func state(of process: pid_t) -> String? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: end)...].split(separator: " ").first.map(String.init)
+    }
+
     @Test func aQueueOverflowRescansTheFoldersAndNoChangeIsLost() async throws {
         let setup = try await start(pickerOptions: ["--log-level", "notice"]) { folder in
             try FileManager.default.copyItem(at: LiveFolderTests.sample("harbour.jpg"), to: folder.appendingPathComponent("old.jpg"))
@@ -115,11 +122,16 @@ import Glibc
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 16_384
         let picker = setup.harness.picker.processIdentifier
         #expect(kill(picker, SIGSTOP) == 0)
+        // kill() returns before the picker has stopped: until it has, it may still read events and
+        // keep the queue from filling.
+        let stopped = ContinuousClock.now + .seconds(10)
+        while Self.state(of: picker) != "T", ContinuousClock.now < stopped { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(Self.state(of: picker) == "T", "the picker did not stop")
         do {
             defer { kill(picker, SIGCONT) }
             // Alternating between two files, so that the kernel cannot merge an event with the one before.
             let flood = [".flood-a", ".flood-b"].map { folder.appendingPathComponent($0).path }
-            let failed = (0...queued).filter { utime(flood[$0 % 2], nil) != 0 }.count
+            let failed = (0...queued + 1_000).filter { utime(flood[$0 % 2], nil) != 0 }.count
             #expect(failed == 0, "\(failed) of the flood's changes failed")
             try FileManager.default.copyItem(at: LiveFolderTests.sample("sunset.png"), to: folder.appendingPathComponent("new.png"))
             try FileManager.default.removeItem(at: folder.appendingPathComponent("old.jpg"))
