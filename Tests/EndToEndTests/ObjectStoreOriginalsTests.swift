@@ -228,6 +228,11 @@ struct ObjectStoreOriginalsTests {
         let app = try await harness.registerApp("demo")
         let meadow = try await setup.streamedProvider(named: "meadow.webp", as: app)
         let original = try Data(contentsOf: ServiceHarness.samples.appendingPathComponent("meadow.webp"))
+        // The import leaves the last original it uploaded in the one-file cache, and uploads finish in
+        // any order: fetching harbour.jpg makes it the one cached, so meadow.webp must come from the store.
+        let harbour = try await harness.pickProvider(named: "harbour.jpg", as: app)
+        _ = try await harbour.loadDataRepresentation()
+        #expect(setup.cachedFiles().count == 1)
 
         setup.store.pause()
         async let load = meadow.loadDataRepresentation()
