@@ -35,7 +35,11 @@ extension Catalog {
         // Best effort, as for local files: the rows are gone already. An object the store could not
         // delete then (it was down) stays behind until the store is swept.
         if !pathInUse {
-            try? await originalStore.remove(asset.original)
+            if asset.isInCloud {
+                try? await cloudStore.remove(asset.storedPath)
+            } else {
+                try? await originalStore.remove(asset.original)
+            }
         }
         if let movie = asset.pairedPath,
            try await database.detachedRead({ db in try AssetRecord.filter(Column("pairedPath") == movie).fetchCount(db) }) == 0 {

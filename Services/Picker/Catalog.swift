@@ -8,7 +8,7 @@ struct Catalog: Sendable {
     let database: DatabasePool
     let originals: URL
     /// The cloud tier: originals offloaded by the owner live here until downloaded again.
-    let cloud: URL
+    let cloudStore: any CloudStore
     /// Derived files (transcodes, stripped copies, thumbnails), named by content and operation.
     let derived: URL
     /// Told after every write that records a library change, so watching apps hear of it.
@@ -115,19 +115,24 @@ struct Catalog: Sendable {
 
     /// Where the originals are kept (`OriginalStore`): read them through it.
     var originalStore: any OriginalStore {
-        objectStore ?? LocalOriginalFolder(originals: originals, cloud: cloud)
+        objectStore ?? LocalOriginalFolder(originals: originals)
     }
 
     /// Where the original is written at import, built only from the catalog's own relative path
     /// (with an object store, its cache's copy, there until the import kept it).
     func originalURL(of asset: AssetRecord) -> URL {
-        (asset.isInCloud ? cloud : originals).appendingPathComponent(asset.storedPath)
+        originals.appendingPathComponent(asset.storedPath)
     }
 
-    func setInCloud(_ isInCloud: Bool, asset identifier: String) async throws {
+    /// Marks `asset` and every asset sharing its original (the same content, the same stored file)
+    /// as in the cloud tier or local, each a library change. Read by the content-hash index.
+    func setInCloud(_ isInCloud: Bool, sharingOriginalOf asset: AssetRecord) async throws {
         try await database.write { db in
-            try db.execute(sql: "UPDATE asset SET isInCloud = ? WHERE identifier = ?", arguments: [isInCloud, identifier])
-            try LibraryChangeLog.record(.changed, asset: identifier, in: db)
+            let sharing = "contentHash = ? AND storedPath = ?"
+            let arguments: StatementArguments = [asset.contentHash, asset.storedPath]
+            let identifiers = try String.fetchAll(db, sql: "SELECT identifier FROM asset WHERE \(sharing)", arguments: arguments)
+            try db.execute(sql: "UPDATE asset SET isInCloud = ? WHERE \(sharing)", arguments: [isInCloud] + arguments)
+            for identifier in identifiers { try LibraryChangeLog.record(.changed, asset: identifier, in: db) }
         }
         changeFeed?.libraryChanged()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxProtocol
 import LightboxTransport
 
 /// One stored original: its path under the originals (content-addressed, `LibraryImporter.storedPath`)
@@ -6,6 +7,14 @@ import LightboxTransport
 struct OriginalFile: Sendable, Hashable {
     var path: String
     var isInCloud = false
+
+    /// Throws `inCloud` for an original the cloud tier holds: an `OriginalStore` serves local
+    /// originals only, and `CloudTier.localAsset` brings one back first (with the app's consent to
+    /// use the network).
+    func requireLocal() throws {
+        guard isInCloud else { return }
+        throw LightboxError(.inCloud, "This original is in the cloud tier. Ask with network access allowed to download it first.")
+    }
 }
 
 extension AssetRecord {
@@ -22,20 +31,19 @@ extension AssetRecord {
 /// `remoteSource` first, which reads the object store in ranges without copying it to disk.
 /// Failures reach the app as `LightboxError`s: a store that does not answer is `timeout`.
 protocol OriginalStore: Sendable {
-    /// Whether the cloud tier (a local folder the owner offloads to) can be used with this store.
-    var hasCloudTier: Bool { get }
-
     /// Makes the originals just written to `Catalog.originals` (and synced there) durable in the
     /// store; returns once the store confirmed every one.
     func keep(_ originals: [OriginalFile]) async throws
 
-    /// Runs `use` with the original as a local file, which stays while `use` runs.
+    /// Runs `use` with the original as a local file, which stays while `use` runs (`inCloud` for one
+    /// the cloud tier holds).
     func withLocalFile<Result: Sendable>(_ original: OriginalFile, _ use: @Sendable (URL) async throws -> Result) async throws -> Result
 
     /// The original's bytes read straight from the store, in ranges as a stream asks for them; nil
     /// when it is read from a local file instead (`withLocalFile`).
     func remoteSource(of original: OriginalFile) async throws -> (any ChunkSource)?
 
-    /// Removes the original (one that is not there is no error).
+    /// Removes the original from the store (one that is not there is no error; the cloud tier's copy
+    /// is the `CloudStore`'s).
     func remove(_ original: OriginalFile) async throws
 }

@@ -37,6 +37,8 @@ public final class PickerService: Service {
         public var cloudFolder: URL?
         /// Bytes per second read from the cloud tier; 0 = as fast as the disk allows.
         public var cloudBandwidth = 0
+        /// The cloud tier in an object store instead of `cloudFolder`.
+        public var cloudObjectStore: ObjectStoreCloudTier?
         /// Bytes the derived files (thumbnails, transcodes, stripped copies) may take; the least
         /// recently used go first.
         public var derivedQuota: Int64 = 1 << 30
@@ -104,20 +106,23 @@ public final class PickerService: Service {
         changeFeed = try LibraryChangeFeed(database: database)
         // With an object store, the local originals folder is its cache.
         let objectStore = try configuration.objectStore.map { try $0.makeStore(defaultCache: pickerFolder.appendingPathComponent("originals-cache")) }
+        renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
+                                      name: "lightbox-render")
+        let cloudStore: any CloudStore = try configuration.cloudObjectStore?.makeStore() ?? LocalCloudFolder(
+            folder: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"), bandwidth: configuration.cloudBandwidth,
+            pool: renderPool)
         catalog = Catalog(database: database, originals: objectStore?.cache.folder ?? pickerFolder.appendingPathComponent("originals"),
-                          cloud: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"),
-                          derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed, objectStore: objectStore)
+                          cloudStore: cloudStore, derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed,
+                          objectStore: objectStore)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
         decisions = LibraryDecisions(cache: DecisionCache(), selections: SelectionTable(database: database), launches: LaunchNotices(),
                                      logger: logger)
         access = LibraryAccess(decisions: decisions, auth: auth, auditor: auditReporter, catalog: catalog)
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
-        renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
-                                      name: "lightbox-render")
         renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
                                     timeLimit: configuration.renderTimeLimit, logger: logger)
-        cloud = CloudTier(catalog: catalog, bandwidth: configuration.cloudBandwidth, logger: logger, pool: renderPool)
+        cloud = CloudTier(catalog: catalog, logger: logger)
         places = Self.loadPlaces(configuration.placeTable, logger: logger)
     }
 
@@ -235,6 +240,7 @@ public final class PickerService: Service {
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
         await catalog.objectStore?.client.shutdown()
+        await (catalog.cloudStore as? S3CloudStore)?.client.shutdown()
     }
 }
 

@@ -19,8 +19,6 @@ struct S3OriginalStore: OriginalStore {
     /// Uploads running at once while an import batch is kept.
     static let uploadWidth = 4
 
-    var hasCloudTier: Bool { false }
-
     func keep(_ originals: [OriginalFile]) async throws {
         try await withThrowingTaskGroup(of: String.self) { group in
             var pending = originals.map(\.path)[...]
@@ -41,6 +39,7 @@ struct S3OriginalStore: OriginalStore {
     }
 
     func withLocalFile<Result: Sendable>(_ original: OriginalFile, _ use: @Sendable (URL) async throws -> Result) async throws -> Result {
+        try original.requireLocal()
         let (client, location) = (self.client, self.location)
         return try await cache.withFile(original.path, fetch: { partial in
             let body = try await client.get(bucket: location.bucket, key: location.key(original.path))
@@ -56,6 +55,7 @@ struct S3OriginalStore: OriginalStore {
     }
 
     func remoteSource(of original: OriginalFile) async throws -> (any ChunkSource)? {
+        try original.requireLocal()
         if await cache.contains(original.path) { return nil }
         let (client, bucket, key) = (self.client, location.bucket, location.key(original.path))
         let first = try await client.get(bucket: bucket, key: key)

@@ -56,8 +56,15 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "The cloud tier's folder, where offloaded originals live (default DATA/picker/cloud).")
     var cloudFolder: String?
 
-    @Option(help: "Bytes per second read from the cloud tier, so downloads can be watched (0 = unthrottled).")
+    @Option(help: "Bytes per second read from the cloud tier's folder, so downloads can be watched (0 = unthrottled).")
     var cloudBandwidth = 0
+
+    @Option(help: ArgumentHelp("""
+        Keep the cloud tier in an S3-compatible object store (s3://BUCKET/PREFIX, not where --originals are) \
+        instead of a folder: offloading moves originals there and downloads bring them back over the network; \
+        needs --s3-endpoint and the same credentials as --originals. Env: LIGHTBOX_PICKER_CLOUD.
+        """, valueName: "s3://bucket/prefix"))
+    var cloud = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_CLOUD"]
 
     @Option(help: "Megabytes the derived files (thumbnails, transcodes) may take; the least recently used are removed first.")
     var derivedQuotaMb = 1024
@@ -127,26 +134,48 @@ struct PickerServerCommand: AsyncParsableCommand {
             guard S3Location(url: originals) != nil else { throw ValidationError("--originals must look like s3://BUCKET/PREFIX") }
             guard s3Endpoint != nil else { throw ValidationError("--originals needs --s3-endpoint URL (the object store, e.g. http://127.0.0.1:8333)") }
         }
+        if let cloud {
+            guard let location = S3Location(url: cloud) else { throw ValidationError("--cloud must look like s3://BUCKET/PREFIX") }
+            guard s3Endpoint != nil else { throw ValidationError("--cloud needs --s3-endpoint URL (the object store, e.g. http://127.0.0.1:8333)") }
+            guard cloudFolder == nil else { throw ValidationError("--cloud and --cloud-folder both name the cloud tier; give one") }
+            if let originals = originals.flatMap(S3Location.init(url:)), originals.bucket == location.bucket,
+               originals.prefix.hasPrefix(location.prefix) || location.prefix.hasPrefix(originals.prefix) {
+                throw ValidationError("--cloud \(location) and --originals \(originals) overlap; give the cloud tier its own bucket or prefix")
+            }
+        }
         guard s3Timeout >= 1 else { throw ValidationError("--s3-timeout must be at least 1 second") }
         guard cacheMb >= 1, cacheFiles >= 1 else { throw ValidationError("--cache-mb and --cache-files must be at least 1") }
     }
 
-    /// Where and how the originals are kept in an object store; nil for the local folder.
-    func objectStore() throws -> ObjectStoreOriginals? {
-        guard let originals, let location = S3Location(url: originals), let s3Endpoint else { return nil }
+    /// How the object store is reached; nil without --s3-endpoint.
+    func objectStoreConnection() throws -> ObjectStoreConnection? {
+        guard let s3Endpoint else { return nil }
         let credentials: SigningCredentials
         do throws(ObjectStoreError) {
             credentials = try SigningCredentials.load(file: s3Credentials)
         } catch {
             throw ValidationError(error.message)
         }
-        var store = ObjectStoreOriginals(location: location, endpoint: s3Endpoint, credentials: credentials)
-        store.region = s3Region
-        store.timeouts = S3Timeouts(connect: .seconds(5), idle: .seconds(Int64(s3Timeout)))
+        var connection = ObjectStoreConnection(endpoint: s3Endpoint, credentials: credentials)
+        connection.region = s3Region
+        connection.timeouts = S3Timeouts(connect: .seconds(5), idle: .seconds(Int64(s3Timeout)))
+        return connection
+    }
+
+    /// Where and how the originals are kept in an object store; nil for the local folder.
+    func objectStore() throws -> ObjectStoreOriginals? {
+        guard let originals, let location = S3Location(url: originals), let connection = try objectStoreConnection() else { return nil }
+        var store = ObjectStoreOriginals(location: location, connection: connection)
         store.cacheFolder = cache.map { URL(fileURLWithPath: $0).standardizedFileURL }
         store.cacheBytes = Int64(cacheMb) << 20
         store.cacheFiles = cacheFiles
         return store
+    }
+
+    /// The cloud tier in an object store; nil for its folder.
+    func cloudObjectStore() throws -> ObjectStoreCloudTier? {
+        guard let cloud, let location = S3Location(url: cloud), let connection = try objectStoreConnection() else { return nil }
+        return ObjectStoreCloudTier(location: location, connection: connection)
     }
 
     func run() async throws {
@@ -173,6 +202,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
         configuration.objectStore = try objectStore()
+        configuration.cloudObjectStore = try cloudObjectStore()
         configuration.placeTable = places.map { URL(fileURLWithPath: $0) }
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)

@@ -7,9 +7,13 @@ import NIOHTTP1
 extension S3Client {
     /// Bytes read from the file per chunk while hashing and sending.
     static let uploadChunkLength = ByteCount.kibibytes(256)
+    /// Parts of one multipart upload sent at once: each streams from its own range of the file, so
+    /// memory stays a chunk per part while a store's per-connection latency is paid in parallel.
+    static let partsAtOnce = 4
 
     /// Uploads the file at `path` as `key`, streamed from disk: one PUT up to `multipartThreshold`,
-    /// a multipart upload above it (aborted if any part fails, so no half object is left).
+    /// a multipart upload above it, `partsAtOnce` parts at a time (aborted if any part fails, so no
+    /// half object is left).
     /// Each body is hashed before it is sent and signed with that hash, so the store rejects bytes
     /// damaged on the way.
     public func put(bucket: String, key: String, file path: String) async throws(ObjectStoreError) {
@@ -56,20 +60,33 @@ extension S3Client {
             throw ObjectStoreError(code: .internal, message: "The object store at \(endpoint) started an upload of \(key) without naming it.")
         }
         do {
-            var parts: [(number: Int, etag: String)] = []
-            var offset: Int64 = 0
-            while offset < size {
-                let number = parts.count + 1
-                let end = min(offset + Self.multipartThreshold, size)
-                let etag = try await putPart(
-                    bucket: bucket, key: key,
-                    query: [(name: "partNumber", value: String(number)), (name: "uploadId", value: uploadID)],
-                    handle: handle, range: offset..<end, doing: "upload part \(number) of \(key)")
-                guard let etag else {
-                    throw ObjectStoreError(code: .internal, message: "The object store at \(endpoint) took part \(number) of \(key) without tagging it.")
+            let parts = try await withThrowingTaskGroup(of: (number: Int, etag: String).self) { group in
+                let count = Int((size + Self.multipartThreshold - 1) / Self.multipartThreshold)
+                var next = 1
+                func startNext() {
+                    guard next <= count else { return }
+                    let number = next
+                    next += 1
+                    group.addTask {
+                        let start = Int64(number - 1) * Self.multipartThreshold
+                        let etag = try await self.putPart(
+                            bucket: bucket, key: key,
+                            query: [(name: "partNumber", value: String(number)), (name: "uploadId", value: uploadID)],
+                            handle: handle, range: start..<min(start + Self.multipartThreshold, size),
+                            doing: "upload part \(number) of \(key)")
+                        guard let etag else {
+                            throw ObjectStoreError(code: .internal, message: "The object store at \(self.endpoint) took part \(number) of \(key) without tagging it.")
+                        }
+                        return (number, etag)
+                    }
                 }
-                parts.append((number, etag))
-                offset = end
+                for _ in 0..<Self.partsAtOnce { startNext() }
+                var parts: [(number: Int, etag: String)] = []
+                while let part = try await group.next() {
+                    parts.append(part)
+                    startNext()
+                }
+                return parts.sorted { $0.number < $1.number }
             }
             let completion = "<CompleteMultipartUpload>"
                 + parts.map { "<Part><PartNumber>\($0.number)</PartNumber><ETag>\"\($0.etag)\"</ETag></Part>" }.joined()

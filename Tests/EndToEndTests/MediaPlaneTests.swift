@@ -174,16 +174,9 @@ import Testing
         #expect(try await owner.assets().first { $0.identifier == harbour.identifier }?.isInCloud == true)
 
         // With network access the original downloads, with progress, and the image arrives.
-        let progress = Mutex<[DownloadProgress]>([])
-        var final: ImageRequestOutcome?
-        for try await outcome in manager.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 100, targetHeight: 100,
-                                                                   deliveryMode: .highQualityFormat, isNetworkAccessAllowed: true),
-                                                      progress: { step in progress.withLock { $0.append(step) } }) {
-            final = outcome
-        }
+        let (final, seen) = try await manager.downloadingImage(of: harbour.identifier)
         guard case .image(let image)? = final else { throw LightboxError(.internal, "no image after the download") }
         #expect(image.pixelWidth == 100)
-        let seen = progress.withLock { $0 }
         #expect(seen.count >= 5)
         #expect(seen.last?.completed == seen.last?.total)
         #expect(try await owner.assets().first { $0.identifier == harbour.identifier }?.isInCloud == false)

@@ -26,7 +26,8 @@ struct PickerFixture {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("picker-\(UUID().uuidString)")
         let database = try CatalogDatabase.open(at: folder.appendingPathComponent("catalog.sqlite"))
         catalog = Catalog(database: database, originals: folder.appendingPathComponent("originals"),
-                          cloud: folder.appendingPathComponent("cloud"), derived: folder.appendingPathComponent("derived"))
+                          cloudStore: LocalCloudFolder(folder: folder.appendingPathComponent("cloud"), bandwidth: 0, pool: pool),
+                          derived: folder.appendingPathComponent("derived"))
         let audited = self.audited
         tokens = ProviderTokenStore(database: database, lifetime: tokenLifetime,
                                     audit: AuditReporter { entries in audited.entries.withLock { $0 += entries } })
