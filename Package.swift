@@ -29,6 +29,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // System libraries. libzmq is linked directly: its pkg-config file drags a krb5 flag SwiftPM rejects.
@@ -83,6 +84,16 @@ let package = Package(
         ),
 
         // Originals on an S3-compatible store: AWS Signature V4 and a streaming S3 client over async-http-client.
+        // PostgreSQL for the services' state when they outgrow one machine (`--database postgres://…`).
+        .target(
+            name: "LightboxPostgres",
+            dependencies: [
+                "LightboxProtocol",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/LightboxPostgres"
+        ),
         .target(
             name: "LightboxObjectStore",
             dependencies: [
@@ -196,14 +207,23 @@ let package = Package(
         .testTarget(
             name: "ObjectStoreTests",
             dependencies: [
-                "LightboxObjectStore", "LightboxProtocol", "SeaweedFSHarness",
+                "LightboxObjectStore", "LightboxProtocol", "TestServers",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/ObjectStoreTests"
         ),
-        // Starts SeaweedFS (`weed mini`) for the tests that need a real S3-compatible store.
+        // Starts the servers tests need for real: SeaweedFS (`weed mini`, an S3-compatible store) and PostgreSQL.
         .target(
-            name: "SeaweedFSHarness", dependencies: ["LightboxObjectStore", .product(name: "NIOCore", package: "swift-nio")], path: "Tests/SeaweedFSHarness"
+            name: "TestServers",
+            dependencies: [
+                "LightboxObjectStore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Tests/TestServers"
+        ),
+        .testTarget(
+            name: "PostgresStorageTests",
+            dependencies: ["LightboxPostgres", "LightboxProtocol", "TestServers", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Tests/PostgresStorageTests"
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
@@ -214,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime", "SeaweedFSHarness",
+                "LightboxClient", "LightboxProtocol", "LightboxTransport", "Media", "Auth", "Picker", "LightboxServiceRuntime", "TestServers",
             ],
             path: "Tests/EndToEndTests"
         ),

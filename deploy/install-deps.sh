@@ -15,7 +15,9 @@ test_packages=(chromium chromium-driver  # the owner's surface is tested in head
   xdg-desktop-portal dbus dbus-bin       # lightbox-portal is tested behind Debian's portal frontend on a private session bus
   python3-dbusmock python3-gi            # the desktop's own file chooser backend, and the desktop apps, in those tests
   libglib2.0-bin                         # gdbus: the tests wait for names on that bus
-  libvips-tools)                         # vips, vipsthumbnail: `bench import`'s photos and baseline, checked by its smoke test
+  libvips-tools                          # vips, vipsthumbnail: `bench import`'s photos and baseline, checked by its smoke test
+  postgresql                             # initdb, postgres: the PostgreSQL storage tests start a server in a temporary folder
+  util-linux)                            # setpriv: under root, those tests run PostgreSQL as the postgres user
 build_only=false
 for argument in "$@"; do
   case "$argument" in

@@ -2,7 +2,7 @@ import LightboxProtocol
 
 /// Why a request to the object store failed: a wire code the picker can pass on, a sentence a person can
 /// act on, and the cause underneath (the store's own XML error code, or the transport's error).
-public struct ObjectStoreError: Error, Sendable, CustomStringConvertible {
+public struct ObjectStoreError: CodedError {
     /// `timeout` when the store did not answer (down, unreachable or too slow), `notFound` for a missing
     /// object, `internal` for a refusal or an answer the client cannot use.
     public let code: ErrorCode
@@ -11,12 +11,6 @@ public struct ObjectStoreError: Error, Sendable, CustomStringConvertible {
     public let cause: String?
 
     public init(code: ErrorCode, message: String, cause: String? = nil) {
-        self.code = code
-        self.message = message
-        self.cause = cause
-    }
-
-    public var description: String {
-        cause.map { "\(message) (\($0))" } ?? message
+        (self.code, self.message, self.cause) = (code, message, cause)
     }
 }

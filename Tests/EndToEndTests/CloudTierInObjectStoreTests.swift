@@ -2,7 +2,7 @@ import Foundation
 import LightboxClient
 import LightboxObjectStore
 import LightboxProtocol
-import SeaweedFSHarness
+import TestServers
 import Testing
 
 /// The cloud tier in a real S3-compatible store (SeaweedFS's `weed mini` on free ports) with

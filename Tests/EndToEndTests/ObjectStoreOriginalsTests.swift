@@ -4,7 +4,7 @@ import LightboxObjectStore
 import LightboxProtocol
 import LightboxTransport
 import Media
-import SeaweedFSHarness
+import TestServers
 import Testing
 
 /// A picker keeping its originals in a real S3-compatible store (SeaweedFS's `weed mini`, started on

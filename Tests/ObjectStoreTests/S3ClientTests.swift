@@ -3,7 +3,7 @@ import Foundation
 import LightboxObjectStore
 import LightboxProtocol
 import NIOCore
-import SeaweedFSHarness
+import TestServers
 import Testing
 
 /// The S3 client against a real SeaweedFS server (see SeaweedFSServer).
