@@ -33,7 +33,7 @@ extension Catalog {
              try AssetRecord.filter(Column("contentHash") == asset.contentHash).fetchCount(db) > 0)
         }
         // Best effort, as for local files: the rows are gone already. An object the store could not
-        // delete then (it was down) stays behind until the store is swept.
+        // delete then (it was down) stays behind until the next sweep (`StoredFileSweep`).
         if !pathInUse {
             if asset.isInCloud {
                 try? await cloudStore.remove(asset.storedPath)

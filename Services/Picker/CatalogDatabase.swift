@@ -186,6 +186,11 @@ enum CatalogDatabase {
                 END;
                 """)
         }
+        migrator.registerMigration("v12 paired movies by path") { db in
+            // What a removal asks before deleting a Live Photo's movie, and the sweep of stored files
+            // (`StoredFileUses`): which assets name a movie, without reading every row.
+            try db.execute(sql: "CREATE INDEX asset_on_pairedPath ON asset (pairedPath) WHERE pairedPath IS NOT NULL")
+        }
         return migrator
     }
 }

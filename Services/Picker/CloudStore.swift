@@ -5,7 +5,7 @@ import LightboxProtocol
 /// (`LocalCloudFolder`, the default) or a bucket or prefix of an S3-compatible store (`S3CloudStore`).
 /// Each holds copies named by the original's stored path; `CloudTier` moves originals in and out in
 /// an order that loses nothing if the picker stops half way (copy, commit, then remove the source).
-protocol CloudStore: Sendable {
+protocol CloudStore: StoredFileListing {
     /// Copies the original at `file` into the tier as `path`; returns once the tier holds it durably.
     func store(_ path: String, from file: URL) async throws
 

@@ -25,6 +25,14 @@ struct LocalCloudFolder: CloudStore {
         try? FileManager.default.removeItem(at: folder.appendingPathComponent(path))
     }
 
+    func forEachStoredPage(modifiedBefore cutoff: Date, _ page: ([String]) async throws -> Void) async throws {
+        try await LocalStoredFiles.forEachPage(in: folder, modifiedBefore: cutoff, page)
+    }
+
+    func removeStored(_ path: String) async throws {
+        try await remove(path)
+    }
+
     private func copy(from source: URL, to destination: URL, bandwidth: Int, progress: @Sendable (DownloadProgress) -> Void,
                       isCancelled: @Sendable () async -> Bool) async throws {
         let input = try FileHandle(forReadingFrom: source)

@@ -18,4 +18,12 @@ struct LocalOriginalFolder: OriginalStore {
     func remove(_ original: OriginalFile) async throws {
         try? FileManager.default.removeItem(at: originals.appendingPathComponent(original.path))
     }
+
+    func forEachStoredPage(modifiedBefore cutoff: Date, _ page: ([String]) async throws -> Void) async throws {
+        try await LocalStoredFiles.forEachPage(in: originals, modifiedBefore: cutoff, page)
+    }
+
+    func removeStored(_ path: String) async throws {
+        try await remove(OriginalFile(path: path))
+    }
 }

@@ -30,7 +30,7 @@ extension AssetRecord {
 /// `provider.open`'s descriptor) asks `withLocalFile`; a stream of the original as it is asks
 /// `remoteSource` first, which reads the object store in ranges without copying it to disk.
 /// Failures reach the app as `LightboxError`s: a store that does not answer is `timeout`.
-protocol OriginalStore: Sendable {
+protocol OriginalStore: StoredFileListing {
     /// Makes the originals just written to `Catalog.originals` (and synced there) durable in the
     /// store; returns once the store confirmed every one.
     func keep(_ originals: [OriginalFile]) async throws

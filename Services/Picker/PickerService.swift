@@ -39,6 +39,10 @@ public final class PickerService: Service {
         public var cloudBandwidth = 0
         /// The cloud tier in an object store instead of `cloudFolder`.
         public var cloudObjectStore: ObjectStoreCloudTier?
+        /// How often the stored files no asset uses are swept (`StoredFileSweep`); zero never sweeps.
+        public var sweepInterval: Duration = .seconds(24 * 3600)
+        /// Stored files younger than this are left by the sweep: an import or a move may be using them.
+        public var sweepGrace: Duration = .seconds(3600)
         /// Bytes the derived files (thumbnails, transcodes, stripped copies) may take; the least
         /// recently used go first.
         public var derivedQuota: Int64 = 1 << 30
@@ -189,6 +193,8 @@ public final class PickerService: Service {
             }
         }
 
+        async let _ = sweepStoredFiles()
+
         let appNames = self.appNames
         let logger = self.logger
         let portalKey = keys.laterKey(KeyDirectory.portalService)
@@ -266,4 +272,24 @@ actor AppNameCache {
     /// A desktop app's name as lightbox-portal gives it.
     func remember(_ app: String, name: String) { names[app] = name }
     func name(of app: String) -> String? { names[app] }
+}
+
+extension PickerService {
+    /// Sweeps the stored files no asset uses once the start-up import is done, then every
+    /// `sweepInterval`, until cancelled. A sweep that fails (the object store is down) is tried
+    /// again at the next interval.
+    func sweepStoredFiles() async {
+        guard configuration.sweepInterval > .zero else { return }
+        let sweep = StoredFileSweep(catalog: catalog, grace: configuration.sweepGrace, logger: logger)
+        while !Task.isCancelled {
+            do {
+                _ = try await sweep.run()
+            } catch is CancellationError {
+                return
+            } catch {
+                logger.warning("could not sweep the stored files", metadata: ["reason": "\(error)"])
+            }
+            try? await Task.sleep(for: configuration.sweepInterval)
+        }
+    }
 }

@@ -42,4 +42,12 @@ struct S3CloudStore: CloudStore {
     func remove(_ path: String) async throws {
         try await client.delete(bucket: location.bucket, key: location.key(path))
     }
+
+    func forEachStoredPage(modifiedBefore cutoff: Date, _ page: ([String]) async throws -> Void) async throws {
+        try await client.forEachPage(under: location, modifiedBefore: cutoff, page)
+    }
+
+    func removeStored(_ path: String) async throws {
+        try await remove(path)
+    }
 }

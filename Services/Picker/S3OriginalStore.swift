@@ -68,4 +68,12 @@ struct S3OriginalStore: OriginalStore {
         try await client.delete(bucket: location.bucket, key: location.key(original.path))
         await cache.remove(original.path)
     }
+
+    func forEachStoredPage(modifiedBefore cutoff: Date, _ page: ([String]) async throws -> Void) async throws {
+        try await client.forEachPage(under: location, modifiedBefore: cutoff, page)
+    }
+
+    func removeStored(_ path: String) async throws {
+        try await remove(OriginalFile(path: path))
+    }
 }

@@ -66,6 +66,15 @@ struct PickerServerCommand: AsyncParsableCommand {
         """, valueName: "s3://bucket/prefix"))
     var cloud = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_CLOUD"]
 
+    @Option(help: """
+        Seconds between sweeps of the stored files no asset uses (an upload an import left before it \
+        committed, an object a removal could not delete while the store was down); 0 = never.
+        """)
+    var sweepInterval = 24 * 3600
+
+    @Option(help: "Seconds a stored file must have existed before a sweep may remove it (an import or a move may be using it).")
+    var sweepGrace = 3600
+
     @Option(help: "Megabytes the derived files (thumbnails, transcodes) may take; the least recently used are removed first.")
     var derivedQuotaMb = 1024
 
@@ -143,6 +152,7 @@ struct PickerServerCommand: AsyncParsableCommand {
                 throw ValidationError("--cloud \(location) and --originals \(originals) overlap; give the cloud tier its own bucket or prefix")
             }
         }
+        guard sweepInterval >= 0, sweepGrace >= 0 else { throw ValidationError("--sweep-interval and --sweep-grace must be 0 or more seconds") }
         guard s3Timeout >= 1 else { throw ValidationError("--s3-timeout must be at least 1 second") }
         guard cacheMb >= 1, cacheFiles >= 1 else { throw ValidationError("--cache-mb and --cache-files must be at least 1") }
     }
@@ -203,6 +213,8 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
         configuration.objectStore = try objectStore()
         configuration.cloudObjectStore = try cloudObjectStore()
+        configuration.sweepInterval = .seconds(sweepInterval)
+        configuration.sweepGrace = .seconds(sweepGrace)
         configuration.placeTable = places.map { URL(fileURLWithPath: $0) }
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)

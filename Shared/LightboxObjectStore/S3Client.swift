@@ -16,6 +16,12 @@ public final class S3Client: Sendable {
     /// The longest listing or multipart document read from the store.
     static let documentLimit = 8 * 1024 * 1024
 
+    /// A listing's `LastModified` (ISO 8601, with or without fractions of a second).
+    static func timestamp(_ text: String) -> Date? {
+        (try? Date(text, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+            ?? (try? Date(text, strategy: .iso8601))
+    }
+
     /// The endpoint as given, for messages.
     public let endpoint: String
     let baseURL: String
@@ -115,7 +121,7 @@ public final class S3Client: Sendable {
         let objects = document.all("Contents").compactMap { entry -> ObjectSummary? in
             guard let key = entry.text(of: "Key") else { return nil }
             return ObjectSummary(key: key, size: entry.text(of: "Size").flatMap { Int64($0) } ?? 0,
-                                 etag: Self.unquoted(entry.text(of: "ETag")))
+                                 etag: Self.unquoted(entry.text(of: "ETag")), lastModified: entry.text(of: "LastModified").flatMap(Self.timestamp))
         }
         let truncated = document.text(of: "IsTruncated") == "true"
         let next = truncated ? document.text(of: "NextContinuationToken") : nil
