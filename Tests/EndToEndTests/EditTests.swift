@@ -75,6 +75,12 @@ import Testing
         #expect(details.edit?.app == "darkroom" && details.edit?.appName == "App darkroom")
         #expect(details.edit?.version.adjustment == Self.adjustment && details.summary.pixelWidth == 640)
 
+        // A pick delivers the current version, as the owner saw it on the sheet (streamed and described).
+        var picked = try await harness.pickProvider(named: "harbour.jpg", as: picker)
+        picked.delivery = .stream
+        #expect(try await picked.loadDataRepresentation() == cropped)
+        #expect(try await picked.describe().properties.pixelWidth == 320)
+
         // A movie's edit: video requests give it, or the original untouched.
         let sample = ServiceHarness.samples.appendingPathComponent("clip.mp4")
         let shorter = try await Self.ffmpeg(sample, ["-t", "0.5", "-vf", "scale=96:-2", "-an"], to: harness.root.appendingPathComponent("short.mp4"))
