@@ -186,9 +186,10 @@ enum CatalogDatabase {
                 END;
                 """)
         }
-        migrator.registerMigration("v12 apps' edits beside the originals") { db in
+        migrator.registerMigration("v13 apps' edits beside the originals") { db in
             // An asset's current version when an app edited it (`AssetEdit`): its own file beside
-            // the original, which stays as it was, and the app's adjustment data. One per asset.
+            // the original, which stays as it was, and the app's adjustment data. One per asset; found
+            // by content hash too, as a stored file's name begins with it.
             try db.execute(sql: """
                 CREATE TABLE assetEdit (
                     asset TEXT PRIMARY KEY NOT NULL REFERENCES asset(identifier) ON DELETE CASCADE,
@@ -198,6 +199,7 @@ enum CatalogDatabase {
                     adjustmentFormat TEXT NOT NULL, adjustmentVersion TEXT NOT NULL, adjustmentData BLOB NOT NULL,
                     editedAt DATETIME NOT NULL
                 ) WITHOUT ROWID;
+                CREATE INDEX assetEdit_on_contentHash ON assetEdit (contentHash);
                 """)
         }
         return migrator

@@ -118,6 +118,13 @@ import Testing
         #expect(edits.filter { $0.outcome == AuditOutcome.edited.rawValue }.compactMap(\.asset) == [clip.identifier, harbour.identifier])
         let reverts = try await settings.audit(app: "darkroom", operation: "revert", atLeast: 2)
         #expect(reverts.map(\.outcome).sorted() == ["ok", "reverted"])
+
+        // An edit's file goes with its revert, and with its asset.
+        let originals = harness.directory.dataDirectory.appendingPathComponent("picker/originals")
+        let editFiles = { (FileManager.default.enumerator(atPath: originals.path)?.allObjects as? [String] ?? []).filter { $0.contains("-edit-") } }
+        #expect(editFiles().count == 1)
+        #expect(try await owner.delete([clip.identifier]) == [clip.identifier])
+        #expect(editFiles().isEmpty)
     }
 
     @Test func onlyReadWriteAccessEditsAndALimitedAppOnlyItsSelection() async throws {
