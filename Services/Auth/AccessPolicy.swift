@@ -28,13 +28,15 @@ enum AccessPolicy {
                                        reason: "Adding needs add-only or read-write access; request it with auth.request.")
             }
             return LibraryDecision(allowed: true, scope: .none, status: addOnly == .authorized ? addOnly : readWrite)
-        case .delete:
+        case .delete, .edit:
+            // Changing what is there (deleting, PhotoKit's content editing) needs read-write access,
+            // within the selection when limited; add-only access adds, never changes.
             switch readWrite {
             case .authorized: return LibraryDecision(allowed: true, scope: .all, status: readWrite)
             case .limited: return LibraryDecision(allowed: true, scope: .selection, status: readWrite)
             default:
                 return LibraryDecision(allowed: false, scope: .none, status: readWrite,
-                                       reason: "Deleting needs read-write access (status: \(readWrite)).")
+                                       reason: "\(action == .delete ? "Deleting" : "Editing") needs read-write access (status: \(readWrite)).")
             }
         case .listAlbums, .createAlbum:
             guard readWrite == .authorized else {

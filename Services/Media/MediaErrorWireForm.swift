@@ -11,6 +11,7 @@ extension MediaError: LightboxErrorConvertible {
         case .prepareMovie: (.badMedia, "The picker could not prepare this movie: \(self.message).")
         case .makePosterFrame: (.badMedia, "The picker could not make a poster frame of this movie: \(self.message)")
         case .acceptAddedFile: (.badMedia, "The added file is not usable media: \(self.message)")
+        case .acceptEditedFile: (.badMedia, "The edited version is not usable media: \(self.message)")
         }
         return LightboxError(wireCode, sentence, cause: self)
     }

@@ -11,4 +11,6 @@ public enum MediaWork: Sendable, Hashable {
     case makePosterFrame
     /// Taking in a file an app added to the library.
     case acceptAddedFile
+    /// Taking in an app's edited version of an asset.
+    case acceptEditedFile
 }

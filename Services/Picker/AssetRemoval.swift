@@ -8,19 +8,22 @@ import LightboxProtocol
 extension Catalog {
     /// Removes the assets that exist; returns their identifiers.
     func remove(_ identifiers: [String]) async throws -> [String] {
-        let removed: [AssetRecord] = try await database.write { db in
+        let (removed, edits): ([AssetRecord], [AssetRecord]) = try await database.write { db in
             var removed: [AssetRecord] = []
+            // The current versions apps made go with their assets (the rows by cascade).
+            var edits: [AssetRecord] = []
             for identifier in identifiers {
                 guard let asset = try AssetRecord.fetchOne(db, key: identifier) else { continue }
+                if let edit = try AssetEdit.fetch(db, asset: identifier) { edits.append(edit.currentVersion(of: asset)) }
                 _ = try AssetRecord.deleteOne(db, key: identifier)
                 try LibraryChangeLog.record(.removed, asset: identifier, in: db)
                 removed.append(asset)
             }
-            return removed
+            return (removed, edits)
         }
         guard !removed.isEmpty else { return [] }
         changeFeed?.libraryChanged()
-        for asset in removed { try await removeUnusedFiles(of: asset) }
+        for asset in removed + edits { try await removeUnusedFiles(of: asset) }
         return removed.map(\.identifier)
     }
 

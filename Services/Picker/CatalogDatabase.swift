@@ -191,6 +191,22 @@ enum CatalogDatabase {
             // (`StoredFileUses`): which assets name a movie, without reading every row.
             try db.execute(sql: "CREATE INDEX asset_on_pairedPath ON asset (pairedPath) WHERE pairedPath IS NOT NULL")
         }
+        migrator.registerMigration("v13 apps' edits beside the originals") { db in
+            // An asset's current version when an app edited it (`AssetEdit`): its own file beside
+            // the original, which stays as it was, and the app's adjustment data. One per asset; found
+            // by content hash too, as a stored file's name begins with it.
+            try db.execute(sql: """
+                CREATE TABLE assetEdit (
+                    asset TEXT PRIMARY KEY NOT NULL REFERENCES asset(identifier) ON DELETE CASCADE,
+                    contentHash TEXT NOT NULL, storedPath TEXT NOT NULL, type TEXT NOT NULL,
+                    pixelWidth INTEGER, pixelHeight INTEGER, duration DOUBLE, fileSize INTEGER NOT NULL,
+                    properties TEXT NOT NULL DEFAULT '{}', app TEXT NOT NULL, appName TEXT,
+                    adjustmentFormat TEXT NOT NULL, adjustmentVersion TEXT NOT NULL, adjustmentData BLOB NOT NULL,
+                    editedAt DATETIME NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX assetEdit_on_contentHash ON assetEdit (contentHash);
+                """)
+        }
         return migrator
     }
 }

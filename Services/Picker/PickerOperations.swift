@@ -24,6 +24,7 @@ extension PickerService {
         VideosFeature(access: access, renditions: renditions, cloud: cloud, catalog: catalog, streamer: streamer).register(in: &table)
         OwnerFeature(catalog: catalog, renditions: renditions, cloud: cloud, importer: importer, watchedImports: watchedImports)
             .register(in: &table)
+        EditsFeature(catalog: catalog, access: access, importer: importer, appNames: appNames, logger: logger).register(in: &table)
         return table
     }
 }

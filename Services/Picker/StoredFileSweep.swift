@@ -5,7 +5,7 @@ import Logging
 /// Removes the stored files no asset uses: an original an import uploaded before it stopped short of
 /// committing its rows, one a removal could not delete while the object store was down, the copy an
 /// offload or a download left in its source when the picker stopped between its steps, a partial
-/// download. The originals' store keeps what a local asset or a Live Photo's movie names; the cloud
+/// download. The originals' store keeps what a local asset, a Live Photo's movie or an edit names; the cloud
 /// tier keeps what an asset in the cloud names.
 ///
 /// Files written less than `grace` ago are left alone: an import or a move may be about to commit
@@ -49,8 +49,8 @@ struct StoredFileSweep: Sendable {
     }
 }
 
-/// Which of some stored paths the catalog names, as a local original (or a Live Photo's movie) and
-/// as an original in the cloud tier. A stored path starts with its content's hash
+/// Which of some stored paths the catalog names, as a local original (or a Live Photo's movie, or an
+/// app's edit) and as an original in the cloud tier. A stored path starts with its content's hash
 /// (`LibraryImporter.storedPath`), so the stills are found by the content-hash index and the movies
 /// by the paired-path index.
 struct StoredFileUses {
@@ -66,6 +66,10 @@ struct StoredFileUses {
         while let row = try stills.next() {
             if row[1] as Bool { cloud.insert(row[0]) } else { local.insert(row[0]) }
         }
+        // An app's edit (`AssetEdit`) is a file of its own beside the original, named by its own hash.
+        local.formUnion(try String.fetchAll(db.cachedStatement(sql: """
+            SELECT storedPath FROM assetEdit WHERE contentHash IN (SELECT value FROM json_each(?))
+            """), arguments: [list]))
         let movies = String(decoding: try JSONEncoder().encode(paths), as: UTF8.self)
         local.formUnion(try String.fetchAll(db.cachedStatement(sql: """
             SELECT pairedPath FROM asset WHERE pairedPath IN (SELECT value FROM json_each(?))

@@ -138,14 +138,28 @@ enum Pages {
         let table = (escaped.prefix(4) + times + escaped.dropFirst(4)).joined()
         let identifier = HTML.escape(summary.identifier)
         let action = summary.isInCloud ? "restore" : "offload"
+        // The thumbnail is of the current version; its address changes with it (browsers keep thumbnails a day).
+        let version = details.edit.map { "&amp;version=\(Int($0.version.editedAt.timeIntervalSince1970))" } ?? ""
         return """
         <h1>\(HTML.escape(summary.fileName))</h1>
         <div class="details">
-        <img class="preview" src="/thumb?asset=\(percent(summary.identifier))&amp;side=512" alt="\(HTML.escape(summary.fileName))">
+        <img class="preview" src="/thumb?asset=\(percent(summary.identifier))&amp;side=512\(version)" alt="\(HTML.escape(summary.fileName))">
         <table class="facts">\(table)<tr><th>\(strings("Identifier"))</th><td><code>\(identifier)</code></td></tr></table>
         </div>
+        \(details.edit.map { editedBy($0, asset: identifier, strings: strings) } ?? "")
         <p><button class="action" data-asset-action="\(action)" data-asset="\(identifier)">\(strings(summary.isInCloud ? "Restore from the cloud" : "Offload to the cloud"))</button>
         <a href="/library">\(strings("Back to the library"))</a></p>
+        """
+    }
+
+    /// "Edited by Darkroom" and the way back to the original, on an asset's page.
+    static func editedBy(_ edit: OwnerAssetEdit, asset identifier: String, strings: SurfaceStrings) -> String {
+        let version = edit.version
+        let size = version.pixelWidth.flatMap { width in version.pixelHeight.map { "\(width) × \($0)" } }
+        return """
+        <p class="edited" data-edited-by="\(HTML.escape(edit.app))">\(HTML.escape(strings("Edited by {app}", ["app": edit.appName ?? edit.app])))
+        <span class="count">\(localTime(version.editedAt))\(size.map { " · " + HTML.escape($0) } ?? "")</span>
+        <button class="action" data-asset-action="revert" data-asset="\(identifier)">\(strings("Revert to original"))</button></p>
         """
     }
 

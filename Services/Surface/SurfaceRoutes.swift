@@ -86,6 +86,9 @@ struct SurfaceRoutes: Sendable {
             try await owner.restore(try await decode(AssetRequest.self, request).asset)
             return json(Empty())
         }
+        router.post("/api/assets/revert") { request, _ in
+            json(RevertResponse(reverted: try await owner.revert(try await decode(AssetRequest.self, request).asset)))
+        }
         router.post("/api/import") { request, _ in try await startImport(try await decode(ImportRequest.self, request).path) }
     }
 

@@ -90,6 +90,12 @@ public struct OwnerSurface: Sendable {
         _ = try await picker.request(.restore, AssetRequest(asset: asset), as: Empty.self)
     }
 
+    /// Returns an asset an app edited to its original; false when it had no edit.
+    @discardableResult
+    public func revert(_ asset: String) async throws -> Bool {
+        try await picker.request(.ownerRevert, AssetRequest(asset: asset), as: RevertResponse.self).reverted
+    }
+
     /// Deletes assets from the library at once (their provider tokens go with them).
     @discardableResult
     public func delete(_ assets: [String]) async throws -> [String] {

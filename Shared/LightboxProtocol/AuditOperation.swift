@@ -49,7 +49,7 @@ extension AuditOperation {
     /// count as the app using its access.
     public static let notMadeByApps: [AuditOperation] = [
         .settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation, .grantEnded(.readWrite), .grantEnded(.addOnly),
-        .resetUnused,
+        .resetUnused, .ownerRevert,
     ]
 
     /// A status check at a level, or the legacy one without a level.
@@ -84,6 +84,11 @@ extension AuditOperation {
     public static let albumAdd = AuditOperation("album", "add")
     public static let albumRemove = AuditOperation("album", "remove")
     public static let albumAssets = AuditOperation("album", "assets")
+    /// An app saved an edited version, or returned an asset to its original.
+    public static let edit = AuditOperation("edit")
+    public static let revert = AuditOperation("revert")
+    /// The owner returned an asset an app had edited to its original (written under that app).
+    public static let ownerRevert = AuditOperation("revert", "owner")
 }
 
 // Kinds of lines, for counting the trail (the privacy report) without reading its words.
@@ -91,5 +96,6 @@ extension AuditOperation {
     /// Reads that hand an app an asset's content; their lines name the asset.
     public static let assetReads: [AuditOperation] = [.load, .open, .image, .video, .properties]
     /// Lines the owner's own actions write under an app's name: not the app's use of the library.
-    public static let ownerActions: [AuditOperation] = [.settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation]
+    public static let ownerActions: [AuditOperation] = [.settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation,
+                                                            .ownerRevert]
 }

@@ -28,6 +28,9 @@ extension AuditOutcome {
     public static let created = AuditOutcome(rawValue: "created")
     public static let changed = AuditOutcome(rawValue: "changed")
     public static let deleted = AuditOutcome(rawValue: "deleted")
+    /// An edited version saved; an asset returned to its original.
+    public static let edited = AuditOutcome(rawValue: "edited")
+    public static let reverted = AuditOutcome(rawValue: "reverted")
     public static let allowed = AuditOutcome(rawValue: "allowed")
     public static let declined = AuditOutcome(rawValue: "declined")
     /// A refusal without a stated reason.

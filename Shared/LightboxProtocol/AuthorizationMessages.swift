@@ -338,6 +338,8 @@ public enum LibraryAction: String, Codable, Sendable, CaseIterable {
     case read, add, listAlbums, createAlbum
     /// Deleting assets: everything when authorized, the selection when limited.
     case delete
+    /// Saving an edited version (or reverting to the original): as deleting.
+    case edit
 }
 
 /// Which assets an app may see: all of them, its limited selection, or none.

@@ -92,14 +92,17 @@ public struct VideoRequest: Codable, Sendable {
     public var isNetworkAccessAllowed: Bool?
     public var credit: Int?
     public var chunkSize: Int?
+    /// The edited version (`current`, the default) or the original (PHVideoRequestOptionsVersion).
+    public var version: ImageVersion?
 
     public init(asset: String, deliveryMode: VideoDeliveryMode? = nil, isNetworkAccessAllowed: Bool? = nil,
-                credit: Int? = nil, chunkSize: Int? = nil) {
+                credit: Int? = nil, chunkSize: Int? = nil, version: ImageVersion? = nil) {
         self.asset = asset
         self.deliveryMode = deliveryMode
         self.isNetworkAccessAllowed = isNetworkAccessAllowed
         self.credit = credit
         self.chunkSize = chunkSize
+        self.version = version
     }
 }
 

@@ -159,10 +159,13 @@ public struct AssetDetails: Codable, Sendable {
     public var summary: AssetSummary
     public var importedAt: Date
     public var properties: [String: JSONValue]
-    public init(summary: AssetSummary, importedAt: Date, properties: [String: JSONValue]) {
+    /// The app's edit that is the current version, if any (the summary and properties describe the original).
+    public var edit: OwnerAssetEdit?
+    public init(summary: AssetSummary, importedAt: Date, properties: [String: JSONValue], edit: OwnerAssetEdit? = nil) {
         self.summary = summary
         self.importedAt = importedAt
         self.properties = properties
+        self.edit = edit
     }
 }
 

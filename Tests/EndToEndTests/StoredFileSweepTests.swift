@@ -36,7 +36,8 @@ struct StoredFileSweepTests {
     }
 
     @Test func strayFilesInTheLocalFoldersAreSweptAndTheLibraryIsNot() async throws {
-        // The default grace (an hour): the strays are two days old, what the import wrote is new.
+        // Sweeping every second from the start, with the default grace (an hour): every file is
+        // dated two days back below, so what stays is what the catalog names, not what is new.
         let harness = try await ServiceHarness.start(pickerOptions: ["--sweep-interval", "1"])
         defer { #expect(harness.stop() == (0, 0)) }
         let owner = try await harness.owner()
@@ -45,18 +46,32 @@ struct StoredFileSweepTests {
         let cloud = picker.appendingPathComponent("cloud")
         let portrait = try await harness.asset(named: "portrait.jpg")
         try await owner.offload(portrait.identifier)
+        // An app's edit is a stored file of its own.
+        _ = try await harness.registerApp("darkroom")
+        try await harness.settings().setAccess(SetAccessRequest(app: "darkroom", readWrite: .full))
+        let harbour = try await harness.asset(named: "harbour.jpg")
+        let cropped = try await EditTests.ffmpeg(ServiceHarness.samples.appendingPathComponent("harbour.jpg"), ["-vf", "crop=320:320:0:0"],
+                                                 to: harness.root.appendingPathComponent("cropped.jpg"))
+        _ = try await harness.library(for: "darkroom").edit(harbour.identifier, adjustment: EditTests.adjustment, edited: cropped)
         let library = Self.files(below: originals)
         let offloaded = Self.files(below: cloud)
         #expect(offloaded.count == 1)
+        for (folder, files) in [(originals, library), (cloud, offloaded)] {
+            for file in files {
+                try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-2 * 86400)],
+                                                      ofItemAtPath: folder.appendingPathComponent(file).path)
+            }
+        }
 
         let strays = ["ab/ab12cd.jpg", "ab/ab34ef-1234abcd.heic", "cd/cd56.jpg.download"]
         for stray in strays { try Self.plantOld(stray, below: originals) }
         try Self.plantOld("ef/ef78.png", below: cloud)
         #expect(try await Self.eventually { Self.files(below: originals) == library && Self.files(below: cloud) == offloaded })
+        #expect(try await harness.library(for: "darkroom").editingInput(for: harbour.identifier)?.pixelWidth == 320)
 
         // Every original still loads, the offloaded one from the cloud tier.
         let app = try await harness.registerApp("demo")
-        for name in ["harbour.jpg", "portrait.jpg", "clip.mp4"] {
+        for name in ["sunset.png", "portrait.jpg", "clip.mp4"] {
             let provider = try await harness.pickProvider(named: name, as: app)
             #expect(try await provider.loadDataRepresentation() == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent(name))))
         }

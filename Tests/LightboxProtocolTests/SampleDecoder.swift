@@ -53,6 +53,9 @@ final class SampleSource {
         ObjectIdentifier(PickerFilter.self): [PickerFilter]([.images, .any([.images, .videos]), .all([.livePhotos, .not(.screenshots)]),
                                                             .not(.videos), .animatedImages]),
         ObjectIdentifier(JSONValue.self): json,
+        // Its data is base64 on the wire, which a sample string is not.
+        ObjectIdentifier(AdjustmentData.self): [AdjustmentData(format: "com.example.darkroom", version: "1.0", data: Data("{\"exposure\":0.5}".utf8)),
+                                               AdjustmentData(format: "", version: "été 東京 🏔️", data: Data())],
     ]
 
     /// The next of `count` choices.

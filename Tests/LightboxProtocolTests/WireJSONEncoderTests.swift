@@ -45,6 +45,8 @@ import Testing
         LoadRequest.self, ChunkHeader.self, StreamCredit.self, StreamCancel.self, StreamCompletion.self,
         // The desktop portal
         PortalAppAnnouncement.self, PortalPickRequest.self, PortalLoadRequest.self, PortalAppRevoked.self, PortalCancelRequest.self,
+        // Edits with the original kept
+        AdjustmentData.self, EditAssetRequest.self, EditedVersion.self, EditingInput.self, OwnerAssetEdit.self, RevertResponse.self,
     ]
 
     /// Sample mixes per type (see `SampleSource.variant`).

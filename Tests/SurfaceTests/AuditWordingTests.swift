@@ -10,12 +10,12 @@ import Testing
         .settings, .expand, .create, .deleteConfirmation, .status(nil), .status(.readWrite), .status(.addOnly),
         .request(.readWrite), .request(.addOnly), .prompt(.readWrite), .prompt(.addOnly),
         .pick(.opened), .pick(.answered), .describe, .load, .open, .fetch, .query, .image, .video, .properties, .changes,
-        .delete, .albumAdd, .albumRemove, .albumAssets,
+        .delete, .albumAdd, .albumRemove, .albumAssets, .edit, .revert, .ownerRevert,
     ] + LibraryAction.allCases.map { AuditOperation.decision($0) }
 
     static let outcomes: [AuditOutcome] = [
         .ok, .delivered, .waiting, .timeout, .cancelled, .completed, .abandoned, .failed, .expired, .requested, .inCloud,
-        .created, .changed, .deleted, .allowed, .declined, .refused, .notLimited, .missingUsageDescription,
+        .created, .changed, .deleted, .edited, .reverted, .allowed, .declined, .refused, .notLimited, .missingUsageDescription,
         .refused(.tokenRevoked), .refused("denied"), .allowed(.all), .allowed(.selection), .allowed(.none),
         .stored(.limited), .selection(count: 3), .settings(readWrite: .limited, addOnly: .notDetermined),
         .delivered(toProcess: 4242, user: 1000),

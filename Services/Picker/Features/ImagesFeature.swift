@@ -22,7 +22,9 @@ struct ImagesFeature: Sendable {
     static let fastSide = 256
 
     func requestImage(_ app: AppID, _ body: ImageRequest, _ context: inout RequestContext) async throws -> ImageResultInfo {
-        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
+        let visible = try await access.visibleAsset(body.asset, app: app, context: context)
+        // The current version is an app's edit when there is one (`version: original` asks past it).
+        let asset = try await access.catalog.version(body.version ?? .current, of: visible)
         guard asset.mediaType == .image else {
             throw LightboxError(.badRequest, "\(body.asset) is a movie; ask with video.request.")
         }

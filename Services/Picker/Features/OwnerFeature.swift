@@ -26,9 +26,11 @@ struct OwnerFeature: Sendable {
 
     func thumbnail(_ body: ThumbnailRequest, _ context: inout RequestContext) async throws -> ThumbnailInfo {
         let side = min(max(body.side ?? ThumbnailRequest.defaultSide, 16), ThumbnailRequest.maximumSide)
-        guard let asset = try await catalog.asset(body.asset) else {
+        guard let stored = try await catalog.asset(body.asset) else {
             throw LightboxError(.notFound, "No asset \(body.asset) in the library.", details: ["asset": body.asset])
         }
+        // The owner sees the current version: an app's edit when there is one.
+        let asset = try await catalog.version(.current, of: stored)
         // The owner's thumbnails come from wherever the original is, the cloud tier included, and
         // are kept like any other derivative: the owner's grid should not wait for downloads twice.
         let rendered = try await renditions.ownerThumbnail(of: asset, side: side)
@@ -43,7 +45,8 @@ struct OwnerFeature: Sendable {
         guard let asset = try await catalog.asset(identifier) else {
             throw LightboxError(.notFound, "No asset \(identifier) in the library.", details: ["asset": identifier])
         }
-        return AssetDetails(summary: asset.summary, importedAt: asset.importedAt, properties: asset.imageProperties)
+        return AssetDetails(summary: asset.summary, importedAt: asset.importedAt, properties: asset.imageProperties,
+                            edit: try await catalog.edit(of: identifier)?.ownerView)
     }
 
     /// A byte range of the movie a preview plays (a video's or a Live Photo's, as H.264 made once
@@ -54,7 +57,7 @@ struct OwnerFeature: Sendable {
         guard offset >= 0, (0...MediaRangeRequest.maximumLength).contains(length) else {
             throw LightboxError(.badRequest, "The offset must be 0 or more and the length 0 to \(MediaRangeRequest.maximumLength) bytes.")
         }
-        let stored = try await ownedAsset(body.asset)
+        let stored = try await catalog.version(.current, of: try await ownedAsset(body.asset))
         guard let asset = try await cloud.localAsset(stored, networkAccessAllowed: true, progress: { _ in }) else {
             throw LightboxError(.inCloud, "\(body.asset) is in the cloud tier and could not be brought back.")
         }

@@ -106,7 +106,8 @@ struct PickFeature: Sendable {
         if configuration.selectionLimit > 0, body.assets.count > configuration.selectionLimit {
             throw LightboxError(.badRequest, "This pick allows at most \(configuration.selectionLimit) asset(s); \(body.assets.count) were chosen.")
         }
-        let found = try await catalog.assets(body.assets)
+        // As the owner saw them: an app's edit is what the pick delivers.
+        let found = try await catalog.currentVersions(of: body.assets)
         if let missing = body.assets.first(where: { found[$0] == nil }) {
             throw LightboxError(.notFound, "No asset \(missing) in the library.", details: ["asset": missing])
         }

@@ -18,7 +18,8 @@ struct VideosFeature: Sendable {
     }
 
     func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext) async throws -> Streamed<VideoResultInfo> {
-        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
+        let visible = try await access.visibleAsset(body.asset, app: app, context: context)
+        let asset = try await catalog.version(body.version ?? .current, of: visible)
         let responder = context.responder
         guard asset.mediaType == .video else {
             throw LightboxError(.badRequest, "\(body.asset) is a photo; ask with image.request.")

@@ -114,6 +114,8 @@ async function startLibrary() {
 }
 
 function setUpLibrary() {
+  // An asset's page is under Library too, without the grid: its buttons are set up by setUpAsset.
+  if (!document.getElementById("library-grid")) return;
   startLibrary();
   document.getElementById("import").addEventListener("submit", async (event) => {
     event.preventDefault();

@@ -115,4 +115,14 @@ public struct OperationName: WireName {
     public static let portalRevocations = OperationName(rawValue: "portal.revocations")
     /// A desktop app's name, for the owner's pages.
     public static let portalAnnounce = OperationName(rawValue: "portal.apps.announce")
+
+    // Edits with the original kept.
+    /// An app saves an edited version of an asset (PHContentEditingOutput).
+    public static let editAsset = OperationName(rawValue: "library.edit")
+    /// An app returns an asset to its original (PHAssetChangeRequest.revertAssetContentToOriginal).
+    public static let revertAsset = OperationName(rawValue: "library.revert")
+    /// The adjustment data of an asset's current version (PHContentEditingInput).
+    public static let editingInput = OperationName(rawValue: "library.editingInput")
+    /// The owner returns an asset to its original.
+    public static let ownerRevert = OperationName(rawValue: "owner.revert")
 }

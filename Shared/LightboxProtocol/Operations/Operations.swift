@@ -39,6 +39,12 @@ public enum Operations {
     public static let requestVideo = Operation<AppID, VideoRequest, VideoResultInfo>(.requestVideo, audit: .video)
     public static let imageProperties = Operation<AppID, AssetRequest, ImagePropertiesResponse>(.imageProperties, audit: .properties)
 
+    // Apps, on the picker: edits with the original kept (needs read-write access).
+    /// The edited photo or movie follows the header as one binary frame.
+    public static let editAsset = Operation<AppID, EditAssetRequest, EditingInput>(.editAsset, audit: .edit)
+    public static let revertAsset = Operation<AppID, AssetRequest, RevertResponse>(.revertAsset, audit: .revert)
+    public static let editingInput = Operation<AppID, AssetRequest, EditingInput>(.editingInput, audit: .properties)
+
     // The owner, on the picker.
     public static let pendingPicks = Operation<Owner, PendingPicksRequest, PendingPicksResponse>(.pendingPicks)
     public static let listAssets = Operation<Owner, ListAssetsRequest, ListAssetsResponse>(.listAssets)
@@ -57,6 +63,8 @@ public enum Operations {
     public static let ownerDelete = Operation<Owner, DeleteAssetsRequest, DeleteAssetsResponse>(.ownerDelete)
     public static let offload = Operation<Owner, AssetRequest, Empty>(.offload)
     public static let restore = Operation<Owner, AssetRequest, Empty>(.restore)
+    /// Audited under the app whose edit it undid.
+    public static let ownerRevert = Operation<Owner, AssetRequest, RevertResponse>(.ownerRevert, audit: .ownerRevert)
 
     // Apps, on the auth service.
     /// Audited as `status:LEVEL`, or `status:legacy` without a level.
@@ -118,6 +126,7 @@ public enum Operations {
         cancelPick.declaration, revoke.declaration, importLibrary.declaration, ownerDelete.declaration, offload.declaration,
         restore.declaration, watchedImports.declaration,
         portalPick.declaration, portalLoad.declaration, portalCancel.declaration, portalRevocations.declaration,
+        editAsset.declaration, revertAsset.declaration, editingInput.declaration, ownerRevert.declaration,
     ]
 
     /// lightbox-auth's operations.

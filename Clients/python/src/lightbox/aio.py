@@ -23,6 +23,7 @@ from .delivery import DeliveredFile, open_call, stream_instead
 from .errors import LightboxError
 from .image_manager import (ProgressCallback, VideoResult, cancel_image_call, image_exchange, properties_call,
                             video_exchange)
+from .editing import AdjustmentData, EditedVersion, edit_call, editing_input_call, revert_call
 from .library import (AuthorizationWatch, ChangeWatch, LibraryBase, LibraryWatch, Level, PromptCallback,
                       added_identifiers, albums_call, changes_call, create_album_call, create_asset_call,
                       fetch_assets_call, library_changes_call, limited_picker_exchange, query_call,
@@ -327,6 +328,16 @@ class AsyncPhotoLibrary(LibraryBase[AsyncConnection]):
     async def albums(self) -> List[Album]:
         return await self.picker.run(albums_call())
 
+    async def edit(self, asset: str, adjustment: AdjustmentData, edited: Union[bytes, bytearray, memoryview],
+                   timeout: Optional[float] = None) -> EditedVersion:
+        return await self.picker.run(edit_call(asset, adjustment, edited, timeout))
+
+    async def editing_input(self, asset: str) -> Optional[EditedVersion]:
+        return await self.picker.run(editing_input_call(asset))
+
+    async def revert_to_original(self, asset: str) -> bool:
+        return await self.picker.run(revert_call(asset))
+
     async def create_album(self, title: str) -> Album:
         return await self.picker.run(create_album_call(title))
 
@@ -377,12 +388,13 @@ class AsyncImageManager:
                                  delivery_mode: Union[VideoDeliveryMode, str, None] = None,
                                  network_access_allowed: Optional[bool] = None, progress: Optional[Progress] = None,
                                  on_progress: Optional[ProgressCallback] = None, credit: int = DEFAULT_CREDIT,
-                                 chunk_size: int = DEFAULT_CHUNK_SIZE, timeout: Optional[float] = 60.0) -> VideoResult:
+                                 chunk_size: int = DEFAULT_CHUNK_SIZE, timeout: Optional[float] = 60.0,
+                                 version: Union[ImageVersion, str, None] = None) -> VideoResult:
         destination = partial_file(path)
         with destination as handle:
             result = await self.connection.run(video_exchange(
                 asset, handle.write, delivery_mode, network_access_allowed, progress, on_progress, credit,
-                chunk_size, timeout))
+                chunk_size, timeout, version))
             if result.is_in_cloud:
                 destination.discard()
         return result

@@ -119,8 +119,8 @@ class VideoExchange(StreamExchange[VideoResult]):
 def video_exchange(asset: str, consume: Callable[[bytes], Any], delivery_mode: Union[VideoDeliveryMode, str, None],
                    network_access_allowed: Optional[bool], progress: Optional[Progress],
                    on_progress: Optional[ProgressCallback], credit: int, chunk_size: int,
-                   timeout: Optional[float]) -> VideoExchange:
-    body = video_request_body(asset, delivery_mode, network_access_allowed, credit, chunk_size)
+                   timeout: Optional[float], version: Union[ImageVersion, str, None] = None) -> VideoExchange:
+    body = video_request_body(asset, delivery_mode, network_access_allowed, credit, chunk_size, version)
     return VideoExchange(body, consume, progress, on_progress, timeout)
 
 
@@ -155,8 +155,10 @@ class ImageManager:
     def request_video_file(self, asset: str, path: PathLike, delivery_mode: Union[VideoDeliveryMode, str, None] = None,
                            network_access_allowed: Optional[bool] = None, progress: Optional[Progress] = None,
                            on_progress: Optional[ProgressCallback] = None, credit: int = DEFAULT_CREDIT,
-                           chunk_size: int = DEFAULT_CHUNK_SIZE, timeout: Optional[float] = 60.0) -> VideoResult:
-        """Streams the movie of ``asset`` into ``path`` (replaced only once complete and checked).
+                           chunk_size: int = DEFAULT_CHUNK_SIZE, timeout: Optional[float] = 60.0,
+                           version: Union[ImageVersion, str, None] = None) -> VideoResult:
+        """Streams the movie of ``asset`` into ``path`` (replaced only once complete and checked);
+        ``version="original"`` asks past an app's edit for the original.
 
         ``fastFormat`` (≤ 360 px) and ``mediumQualityFormat`` (≤ 720 px) are H.264/AAC MP4 files
         the picker makes once (``on_progress`` reports the transcode) and caches; ``automatic`` and
@@ -166,7 +168,7 @@ class ImageManager:
         destination = partial_file(path)
         with destination as handle:
             result = self.connection.run(video_exchange(asset, handle.write, delivery_mode, network_access_allowed,
-                                                        progress, on_progress, credit, chunk_size, timeout))
+                                                        progress, on_progress, credit, chunk_size, timeout, version))
             if result.is_in_cloud:
                 destination.discard()
         return result

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Generic, Iterator, List, Optional, Protocol, Sequence, Set, Tuple, TypeVar, Union
 
+from .editing import AdjustmentData, EditedVersion, edit_call, editing_input_call, revert_call
 from .errors import LightboxError
-from .protocol import (MAXIMUM_CREATE_SIZE, AccessLevel, Album, Asset, AuthorizationChange, DateLike, JSONObject,
+from .protocol import (AccessLevel, Album, Asset, AuthorizationChange, DateLike, JSONObject,
                        LibraryChange, MediaType, Reply, ReplyStatus, StatusReply, authorization_request_body,
                        changes_request_body, create_album_body, create_asset_body, fetch_assets_body, prompt_shown,
-                       query_body, status_request_body)
+                       media_frame, query_body, status_request_body)
 from .transport import Call, Closeable, Connection, Exchange
 
 __all__ = ["PhotoLibrary", "PromptCallback"]
@@ -89,12 +90,7 @@ def query_call(media_type: Union[MediaType, str, None], date_from: Optional[Date
 
 def create_asset_call(data: Union[bytes, bytearray, memoryview], file_name: Optional[str],
                       timeout: Optional[float]) -> Call[str]:
-    data = bytes(data)
-    if not data:
-        raise LightboxError("badRequest", "create_asset needs the photo or video's bytes.")
-    if len(data) > MAXIMUM_CREATE_SIZE:
-        # The picker drops a connection that sends a bigger frame, so refuse it here.
-        raise LightboxError("badRequest", f"The file has {len(data)} bytes; library.create takes at most 16 MiB.")
+    data = media_frame(data, "library.create")
 
     def identifier(body: JSONObject) -> str:
         if "identifier" not in body:
@@ -283,6 +279,26 @@ class PhotoLibrary(LibraryBase[Connection]):
     def create_album(self, title: str) -> Album:
         """Creates an album (needs readWrite authorized)."""
         return self.picker.run(create_album_call(title))
+
+    # -- edits with the original kept (picker) --
+
+    def edit(self, asset: str, adjustment: AdjustmentData, edited: Union[bytes, bytearray, memoryview],
+             timeout: Optional[float] = None) -> EditedVersion:
+        """PHContentEditingOutput: saves ``edited`` (the whole edited photo or movie, at most 16 MiB,
+        of the original's kind) as the asset's current version, described by ``adjustment``; the
+        original is kept. Needs readWrite authorized, or limited with the asset in the selection
+        (``notAuthorized`` otherwise; ``notFound`` outside the selection); a file that does not
+        decode gets ``badMedia``."""
+        return self.picker.run(edit_call(asset, adjustment, edited, timeout))
+
+    def editing_input(self, asset: str) -> Optional[EditedVersion]:
+        """PHContentEditingInput: the current version's adjustment data, or None while the
+        asset is its original."""
+        return self.picker.run(editing_input_call(asset))
+
+    def revert_to_original(self, asset: str) -> bool:
+        """Returns the asset to its original (who may: as :meth:`edit`); False when it had no edit."""
+        return self.picker.run(revert_call(asset))
 
 
 def _watch(connection: Connection, watch: ChangeWatch[T], since: Optional[int],

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
+from .editing import owner_revert_call
 from .errors import LightboxError
 from .protocol import (AccessUpdate, AddOnlySetting, AppAccess, Asset, AuditEntry, AuditPage, DateLike, JSONObject,
                        OwnerPrompt, PendingPick, PromptAnswer, ReadWriteSetting, answer_prompt_body, audit_body,
@@ -67,6 +68,10 @@ class OwnerSurface:
             raise LightboxError("badRequest", "Give either a token or an app to revoke.")
         body = {"token": token} if token is not None else {"app": app}
         return int(self.connection.request("owner.revoke", body).get("revoked", 0))
+
+    def revert(self, asset: str) -> bool:
+        """Returns an asset an app edited to its original; False when it had no edit."""
+        return self.connection.run(owner_revert_call(asset))
 
     def import_folder(self, path: str, timeout: float = 120.0) -> JSONObject:
         """``owner.import``: adds a folder's media (absolute path, as the picker sees it); returns

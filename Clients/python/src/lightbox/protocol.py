@@ -55,6 +55,18 @@ MAXIMUM_CREDIT = 64
 #: The largest photo or video ``library.create`` takes (16 MiB).
 MAXIMUM_CREATE_SIZE = 16 * 1024 * 1024
 
+
+def media_frame(data: Union[bytes, bytearray, memoryview], op: str) -> bytes:
+    """``data`` as the one binary frame of ``op`` (``library.create``, ``library.edit``): the photo or
+    movie's bytes, at most 16 MiB (the picker drops a connection that sends a bigger frame, so a
+    bigger one is refused here)."""
+    data = bytes(data)
+    if not data:
+        raise LightboxError("badRequest", f"{op} needs the photo or video's bytes.")
+    if len(data) > MAXIMUM_CREATE_SIZE:
+        raise LightboxError("badRequest", f"The file has {len(data)} bytes; {op} takes at most 16 MiB.")
+    return data
+
 JSONObject = Dict[str, Any]
 DateLike = Union[_dt.datetime, _dt.date, str]
 
@@ -685,11 +697,14 @@ def image_cancel_body(request: str) -> JSONObject:
 
 def video_request_body(asset: str, delivery_mode: Union[VideoDeliveryMode, str, None] = None,
                        network_access_allowed: Optional[bool] = None, credit: Optional[int] = DEFAULT_CREDIT,
-                       chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE) -> JSONObject:
-    """The body of ``video.request`` (PHImageManager.requestAVAsset, as a file)."""
+                       chunk_size: Optional[int] = DEFAULT_CHUNK_SIZE,
+                       version: Union[ImageVersion, str, None] = None) -> JSONObject:
+    """The body of ``video.request`` (PHImageManager.requestAVAsset, as a file); ``version`` as for images."""
     body: JSONObject = {"asset": asset}
     if delivery_mode is not None:
         body["deliveryMode"] = choice(VideoDeliveryMode, "delivery_mode", delivery_mode).value
+    if version is not None:
+        body["version"] = choice(ImageVersion, "version", version).value
     if network_access_allowed is not None:
         body["isNetworkAccessAllowed"] = bool(network_access_allowed)
     return _with_window(body, credit, chunk_size)
