@@ -113,7 +113,8 @@ struct Catalog: Sendable {
     }
 
     func createAlbum(title: String) async throws -> Album {
-        let album = Album(identifier: UUID().uuidString + "/L0/040", title: title, createdAt: Date())
+        // New, so empty: said as listings say it (`albums()`).
+        let album = Album(identifier: UUID().uuidString + "/L0/040", title: title, createdAt: Date(), assetCount: 0)
         try await database.write { db in
             try db.execute(sql: "INSERT INTO album (identifier, title, createdAt) VALUES (?, ?, ?)",
                            arguments: [album.identifier, album.title, album.createdAt])
