@@ -6,7 +6,8 @@ import LightboxProtocol
 import LightboxTransport
 
 /// `lightbox bench scale`: how the library behaves with many assets — import rate, first and deep
-/// pages, fetches, a large limited selection, and each process's peak memory.
+/// pages, fetches, a large limited selection (of assets, and of an album it follows), and each
+/// process's peak memory.
 struct BenchScaleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scale",
@@ -16,8 +17,9 @@ struct BenchScaleCommand: AsyncParsableCommand {
         starts its own lightbox-auth and lightbox-picker on temporary ipc endpoints, imports the \
         folders through owner.import, and prints: import files/s; library.query's first page and a page \
         90% of the way through (keyset cursor); the owner's first page and a page 90% of the way through; library.fetchAssets of 100 \
-        identifiers; library.query for a limited app whose selection holds --selection assets; and the \
-        peak memory of every process. Each time is the median of --repeats calls.
+        identifiers; library.query for a limited app whose selection holds --selection assets, and for \
+        one whose selection follows an album of those assets; and the peak memory of every process. Each \
+        time is the median of --repeats calls.
         """)
 
     @Option(help: "Assets in the library (1000000 works; it takes a while).") var count = 10_000
@@ -56,6 +58,14 @@ struct BenchScaleCommand: AsyncParsableCommand {
         let limited = try await app("scalelimited", access: SetAccessRequest(app: "scalelimited", readWrite: .limited, selection: selected),
                                     directory: directory, registry: registry, settings: settings)
 
+        // The same assets as an album another limited app follows: its pages join the album's members.
+        let album = try await full.createAlbum(title: "bench scale")
+        for start in stride(from: 0, to: selected.count, by: 1_000) {
+            try await full.add(Array(selected[start..<min(start + 1_000, selected.count)]), toAlbum: album.identifier)
+        }
+        let follower = try await app("scalealbum", access: SetAccessRequest(app: "scalealbum", readWrite: .limited, albums: [album.identifier]),
+                                     directory: directory, registry: registry, settings: settings)
+
         note("measuring (\(repeats) calls each)")
         let firstQuery = try await median { _ = try await full.fetchAssets(AssetQuery(limit: 100)) }
         // library.query continued by its keyset cursor to a page 90% of the way through.
@@ -93,6 +103,7 @@ struct BenchScaleCommand: AsyncParsableCommand {
         let hundred = (0..<100).map { _ in identifiers[Int.random(in: 0..<identifiers.count, using: &generator)] }
         let fetch = try await median { _ = try await full.fetchAssets(withLocalIdentifiers: hundred) }
         let limitedQuery = try await median { _ = try await limited.fetchAssets(AssetQuery(limit: 100)) }
+        let albumQuery = try await median { _ = try await follower.fetchAssets(AssetQuery(limit: 100)) }
 
         func milliseconds(_ value: Double) -> String { String(format: "%9.2f ms", value * 1000) }
         func mib(_ pid: Int32) -> String {
@@ -107,6 +118,7 @@ struct BenchScaleCommand: AsyncParsableCommand {
         print(String(format: "  owner.assets, walking 90%%       %9.2f s (%d assets in pages of %d)", walkSeconds, walked, ListAssetsRequest.maximumLimit))
         print("  library.fetchAssets, 100 ids    \(milliseconds(fetch))")
         print("  library.query, limited app      \(milliseconds(limitedQuery))")
+        print("  library.query, album grant      \(milliseconds(albumQuery))")
         print("  peak memory: picker \(mib(processes.picker.processIdentifier)), auth \(mib(processes.auth.processIdentifier)), this client \(mib(getpid()))")
     }
 

@@ -19,7 +19,7 @@ struct UserCommand: AsyncParsableCommand {
         commandName: "user", abstract: "The owner's surface: answer picks, revoke tokens, run a scripted owner.",
         subcommands: [
             Pending.self, Assets.self, Choose.self, Cancel.self, Revoke.self, Apps.self, Access.self, Prompts.self,
-            Answer.self, Audit.self, Auto.self, Login.self,
+            Answer.self, Audit.self, Auto.self, Login.self, Albums.self,
         ])
 
     struct Pending: AsyncParsableCommand {
@@ -110,14 +110,16 @@ struct UserCommand: AsyncParsableCommand {
         @Option(help: "full, limited, none or restricted.") var readWrite: SetAccessRequest.ReadWrite?
         @Option(help: "allow, none or restricted.") var addOnly: SetAccessRequest.AddOnly?
         @Option(parsing: .upToNextOption, help: "The whole limited selection (asset identifiers).") var select: [String] = []
+        @Option(parsing: .upToNextOption, help: "With limited: every album the selection follows, its photos added later too (ids from `user albums`).")
+        var albums: [String] = []
         @Flag(help: "Back to notDetermined at both levels; the selection is cleared.") var reset = false
         @Option(name: .customLong("for"), help: ArgumentHelp("How long the access given lasts (1h, 1d, 7d…); without, until changed.", valueName: "span"))
         var term: TimeSpan?
         @Flag(help: "When the --for term ends, deny instead of letting the app ask again.") var thenDeny = false
 
         func validate() throws {
-            guard reset || readWrite != nil || addOnly != nil || !select.isEmpty else {
-                throw ValidationError("Give --read-write, --add-only, --select or --reset.")
+            guard reset || readWrite != nil || addOnly != nil || !select.isEmpty || !albums.isEmpty else {
+                throw ValidationError("Give --read-write, --add-only, --select, --albums or --reset.")
             }
             if let term, term.duration == .zero { throw ValidationError("--for takes a span such as 1h or 7d; leave it out for until changed.") }
             if thenDeny, term == nil { throw ValidationError("--then-deny needs --for.") }
@@ -127,11 +129,12 @@ struct UserCommand: AsyncParsableCommand {
             let end = term.map { GrantTerm(until: Date().addingTimeInterval(TimeInterval($0.duration.components.seconds)),
                                            then: thenDeny ? .deny : nil) }
             let request = SetAccessRequest(app: app, readWrite: readWrite, addOnly: addOnly, selection: select.isEmpty ? nil : select,
-                                           reset: reset ? true : nil, term: end)
+                                           reset: reset ? true : nil, term: end, albums: albums.isEmpty ? nil : albums)
             let result = try await services.settingsAsOwner().setAccess(request)
             let access = result.access
             let until = [access.readWriteTerm, access.addOnlyTerm].compactMap { $0?.until }.min().map { "\tuntil \($0.formatted(.iso8601))" } ?? ""
-            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\tchange \(result.token)\(until)")
+            let followed = access.albums.map { "\talbums: \($0.joined(separator: " "))" } ?? ""
+            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\(followed)\tchange \(result.token)\(until)")
         }
     }
 
@@ -163,9 +166,12 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "The prompt id from `lightbox user prompts`.") var prompt: String
         @Argument(help: "full, limited, deny, allow or done.") var answer: PromptAnswer
         @Option(parsing: .upToNextOption, help: "With limited or done: the whole selection (asset identifiers).") var select: [String] = []
+        @Option(parsing: .upToNextOption, help: "With limited or done: every album the selection follows (ids from `user albums`).")
+        var albums: [String] = []
 
         func run() async throws {
-            try await services.settingsAsOwner().answer(prompt, answer, selection: select.isEmpty ? nil : select)
+            try await services.settingsAsOwner().answer(prompt, answer, selection: select.isEmpty ? nil : select,
+                                                        albums: albums.isEmpty ? nil : albums)
             print("answered \(prompt): \(answer)")
         }
     }

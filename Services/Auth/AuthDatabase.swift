@@ -94,6 +94,20 @@ enum AuthDatabase {
                 t.column("resetAt", .datetime).notNull()
             }
         }
+        migrator.registerMigration("v8 limited selections that follow albums") { db in
+            // The albums a limited selection follows: the app sees their members, now and later,
+            // which the picker joins in its own catalog (auth never holds an album's assets).
+            try db.create(table: "selectionAlbum") { t in
+                t.column("app", .text).notNull()
+                t.column("album", .text).notNull()
+                t.column("position", .integer).notNull()
+                t.primaryKey(["app", "album"])
+            }
+            try db.alter(table: "change") { t in
+                t.add(column: "addedAlbums", .text)
+                t.add(column: "removedAlbums", .text)
+            }
+        }
         return migrator
     }
 }

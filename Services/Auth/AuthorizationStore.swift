@@ -15,6 +15,8 @@ public struct AuthorizationStore: Sendable {
         /// When each level's grant ends, if it does.
         var readWriteTerm: GrantTerm?
         var addOnlyTerm: GrantTerm?
+        /// The albums a limited selection follows (read with the selection).
+        var albums: [String] = []
 
         func status(_ level: AccessLevel) -> AuthorizationStatus {
             level == .readWrite ? readWrite : addOnly
@@ -29,6 +31,8 @@ public struct AuthorizationStore: Sendable {
         var selection: [String]?
         /// Assets to add to the selection.
         var addedAssets: [String] = []
+        /// Every album the selection follows (replaces the current ones).
+        var albums: [String]?
         /// Change nothing unless this level is still notDetermined (a prompt's answer: the owner's
         /// settings may have answered it meanwhile).
         var onlyWhileNotDetermined: AccessLevel?
@@ -80,9 +84,11 @@ public struct AuthorizationStore: Sendable {
         let selection = !includingSelection ? [] :
             try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
         let readWrite = rows[AccessLevel.readWrite.rawValue], addOnly = rows[AccessLevel.addOnly.rawValue]
+        let albums = try includingSelection ? followedAlbums(of: app, db) : []
         return Access(readWrite: readWrite.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined,
                       addOnly: addOnly.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined, selection: selection,
-                      readWriteTerm: readWrite?.term, addOnlyTerm: addOnly?.term)
+                      readWriteTerm: readWrite?.term, addOnlyTerm: addOnly?.term,
+                      albums: albums)
     }
 
     /// Applies an update and returns the changes it made (none when nothing differs). `auditLine`
@@ -134,10 +140,14 @@ public struct AuthorizationStore: Sendable {
                 try insert.execute(arguments: [app, asset, position])
             }
         }
+        // Albums likewise: followed only while limited.
+        let albums = try replaceFollowedAlbums(of: app, before: before.albums,
+                                               with: newReadWrite == .limited ? update.albums.map(Self.unique) ?? before.albums : [], db)
         let newAddOnly = update.addOnly ?? before.addOnly
-        if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty {
+        if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty || !albums.added.isEmpty || !albums.removed.isEmpty {
             try Self.setStatus(newReadWrite, level: .readWrite, app: app, now: now, db)
-            changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed, now: now, db))
+            changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed,
+                                           albums: albums, now: now, db))
         }
         if newAddOnly != before.addOnly {
             try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
@@ -180,10 +190,14 @@ public struct AuthorizationStore: Sendable {
     }
 
     private static func record(app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String],
-                               now: Date, _ db: Database) throws -> AuthorizationChange {
-        try db.execute(sql: "INSERT INTO change (app, level, status, added, removed, at) VALUES (?, ?, ?, ?, ?, ?)",
-                       arguments: [app, level.rawValue, status.rawValue, json(added), json(removed), now])
-        return AuthorizationChange(token: db.lastInsertedRowID, app: app, level: level, status: status, added: added, removed: removed, at: now)
+                               albums: AlbumChanges = AlbumChanges(), now: Date, _ db: Database) throws -> AuthorizationChange {
+        // Album lists are NULL when empty, as the wire leaves them out.
+        let addedAlbums = albums.added.isEmpty ? nil : albums.added, removedAlbums = albums.removed.isEmpty ? nil : albums.removed
+        try db.execute(sql: "INSERT INTO change (app, level, status, added, removed, at, addedAlbums, removedAlbums) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                       arguments: [app, level.rawValue, status.rawValue, json(added), json(removed), now, addedAlbums.map { json($0) },
+                                   removedAlbums.map { json($0) }])
+        return AuthorizationChange(token: db.lastInsertedRowID, app: app, level: level, status: status, added: added, removed: removed, at: now,
+                                   addedAlbums: addedAlbums, removedAlbums: removedAlbums)
     }
 
     private static let statusesOfApp = "SELECT \(StatusRow.selectList) FROM authorization WHERE app = ?"
@@ -193,7 +207,7 @@ public struct AuthorizationStore: Sendable {
         String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
     }
 
-    private static func unique(_ assets: [String]) -> [String] {
+    static func unique(_ assets: [String]) -> [String] {
         var seen = Set<String>()
         return assets.filter { seen.insert($0).inserted }
     }

@@ -8,7 +8,7 @@ import Metrics
 actor PromptCenter {
     enum Outcome: Sendable {
         case status(AuthorizationStatus)
-        case selection(added: [String])
+        case selection(added: [String], addedAlbums: [String])
         case timedOut
         /// Withdrawn without an answer (the service is stopping); the sentence says why.
         case withdrawn(String)
@@ -43,7 +43,8 @@ actor PromptCenter {
     /// The open prompt for this app and question, or a new one. `then` is called once with its
     /// outcome (registered in the same step, so no answer can slip in before it).
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-              selection: [String], onLaunch: Bool = false, then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
+              selection: [String], albums: [String] = [], onLaunch: Bool = false,
+              then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
         // A second delete request is its own question (other assets), never joined to an open one.
         if kind != .deleteAssets, let existing = pending.first(where: { $0.value.prompt.app == app && $0.value.prompt.kind == kind && $0.value.prompt.level == level }) {
             if let callback { pending[existing.key]?.callbacks.append(callback) }
@@ -51,7 +52,7 @@ actor PromptCenter {
         }
         let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,
                                  level: level, usageDescription: usageDescription, selection: selection, createdAt: Date(),
-                                 onLaunch: onLaunch ? true : nil)
+                                 onLaunch: onLaunch ? true : nil, albums: albums.isEmpty ? nil : albums)
         pending[prompt.prompt] = Pending(prompt: prompt, callbacks: callback.map { [$0] } ?? [])
         for watcher in ownerWatchers.values { watcher.resume() }
         ownerWatchers.removeAll()

@@ -3,7 +3,9 @@ import GRDB
 import LightboxProtocol
 import LightboxStorage
 
-/// Albums holding assets (`albumAsset`); every membership change is a library change.
+/// Albums holding assets (`albumAsset`); every membership change is a library change: one `album`
+/// row per change, and a row per asset that joined or left (what apps whose limited selection
+/// follows the album see as an insertion or a removal).
 extension Catalog {
     func album(_ identifier: String) async throws -> Album? {
         try await database.detachedRead { db in
@@ -15,14 +17,16 @@ extension Catalog {
     func setMembership(of assets: [String], in album: String, isAdding: Bool) async throws -> Int {
         let changed = try await database.write { db in
             var changed = 0
+            let statement = try isAdding
+                ? db.cachedStatement(sql: "INSERT OR IGNORE INTO albumAsset (album, asset, addedAt) VALUES (?, ?, ?)")
+                : db.cachedStatement(sql: "DELETE FROM albumAsset WHERE album = ? AND asset = ?")
+            let now = Date()
             for asset in assets {
-                if isAdding {
-                    try db.execute(sql: "INSERT OR IGNORE INTO albumAsset (album, asset, addedAt) VALUES (?, ?, ?)",
-                                   arguments: [album, asset, Date()])
-                } else {
-                    try db.execute(sql: "DELETE FROM albumAsset WHERE album = ? AND asset = ?", arguments: [album, asset])
-                }
-                changed += db.changesCount
+                let arguments: StatementArguments = isAdding ? [album, asset, now] : [album, asset]
+                try statement.execute(arguments: arguments)
+                guard db.changesCount > 0 else { continue }
+                changed += 1
+                try LibraryChangeLog.record(isAdding ? .addedToAlbum : .removedFromAlbum, asset: asset, album: album, in: db)
             }
             if changed > 0 { try LibraryChangeLog.record(.album, album: album, in: db) }
             return changed

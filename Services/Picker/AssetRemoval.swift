@@ -3,8 +3,9 @@ import GRDB
 import LightboxProtocol
 
 /// Removing assets from the library: the catalog rows (their provider tokens and album memberships
-/// go with them), a `removed` change each, then the files no other asset uses — the original and
-/// the derived files made from its content.
+/// go with them, each membership a `removedFromAlbum` change first, so an app that saw the asset
+/// through an album hears it is gone), a `removed` change each, then the files no other asset uses —
+/// the original and the derived files made from its content.
 extension Catalog {
     /// Removes the assets that exist; returns their identifiers.
     func remove(_ identifiers: [String]) async throws -> [String] {
@@ -15,6 +16,9 @@ extension Catalog {
             for identifier in identifiers {
                 guard let asset = try AssetRecord.fetchOne(db, key: identifier) else { continue }
                 if let edit = try AssetEdit.fetch(db, asset: identifier) { edits.append(edit.currentVersion(of: asset)) }
+                for album in try String.fetchAll(db.cachedStatement(sql: "SELECT album FROM albumAsset WHERE asset = ?"), arguments: [identifier]) {
+                    try LibraryChangeLog.record(.removedFromAlbum, asset: identifier, album: album, in: db)
+                }
                 _ = try AssetRecord.deleteOne(db, key: identifier)
                 try LibraryChangeLog.record(.removed, asset: identifier, in: db)
                 removed.append(asset)

@@ -98,14 +98,23 @@ struct Catalog: Sendable {
         }
     }
 
+    /// The library's albums, each with how many assets it holds.
     func albums() async throws -> [Album] {
         try await database.detachedRead { db in
-            try Album.fetchAll(positionally: db.cachedStatement(sql: Album.inOrder))
+            var counts: [String: Int] = [:]
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: "SELECT album, COUNT(*) FROM albumAsset GROUP BY album"))
+            while let row = try rows.next() { counts[row[0]] = row[1] }
+            return try Album.fetchAll(positionally: db.cachedStatement(sql: Album.inOrder)).map { album in
+                var album = album
+                album.assetCount = counts[album.identifier, default: 0]
+                return album
+            }
         }
     }
 
     func createAlbum(title: String) async throws -> Album {
-        let album = Album(identifier: UUID().uuidString + "/L0/040", title: title, createdAt: Date())
+        // New, so empty: said as listings say it (`albums()`).
+        let album = Album(identifier: UUID().uuidString + "/L0/040", title: title, createdAt: Date(), assetCount: 0)
         try await database.write { db in
             try db.execute(sql: "INSERT INTO album (identifier, title, createdAt) VALUES (?, ?, ?)",
                            arguments: [album.identifier, album.title, album.createdAt])

@@ -207,6 +207,12 @@ enum CatalogDatabase {
                 CREATE INDEX assetEdit_on_contentHash ON assetEdit (contentHash);
                 """)
         }
+        migrator.registerMigration("v14 limited selections that follow albums") { db in
+            // The albums each limited app's selection follows, as lightbox-auth last answered (with
+            // `appSelection`, under its `appSelectionVersion`): reads join them to `albumAsset`, so
+            // an album's members are never copied per app.
+            try db.execute(sql: "CREATE TABLE appSelectionAlbum (app TEXT NOT NULL, album TEXT NOT NULL, PRIMARY KEY (app, album)) WITHOUT ROWID")
+        }
         return migrator
     }
 }

@@ -67,13 +67,16 @@ extension Catalog {
         }
 
         /// The page, or nil when `inPlace` and the read might walk or count more than a point read
-        /// does: a large selection (EXISTS per row) or a total not counted yet.
+        /// does: a large selection (EXISTS per row), one that follows albums (their members are
+        /// counted to choose the query's shape) or a total not counted yet.
         private func read(_ db: Database, inPlace: Bool) throws -> (page: [AssetSummary], total: Int, next: LibraryCursor?)? {
             var conditions: [SQLExpression] = []
             if let app {
-                let size = try SelectionTable.size(of: app, db)
-                if inPlace, size > SelectionTable.smallSelection { return nil }
-                conditions.append(SelectionTable.contains(app: app, size: size))
+                var size = try SelectionTable.size(of: app, db)
+                let followsAlbums = try SelectionTable.followsAlbums(app, db)
+                if inPlace, size > SelectionTable.smallSelection || followsAlbums { return nil }
+                if followsAlbums { size += try SelectionTable.albumMembers(of: app, db) }
+                conditions.append(SelectionTable.contains(app: app, size: size, followsAlbums: followsAlbums))
             }
             if let mediaType = query.mediaType { conditions.append(AssetRecord.Columns.mediaType == mediaType.rawValue) }
             if let from = query.from { conditions.append(AssetRecord.Columns.creationDate >= from) }

@@ -9,6 +9,9 @@ import LightboxStorage
 enum LibraryChangeLog {
     enum Kind: String {
         case inserted, removed, changed, album
+        /// One asset joined or left one album (beside the album's one `album` row for the change):
+        /// what apps whose limited selection follows the album see as an insertion or a removal.
+        case addedToAlbum, removedFromAlbum
     }
 
     struct Entry: Sendable, PositionalRecord {
@@ -38,8 +41,9 @@ enum LibraryChangeLog {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
     }
 
-    /// The entry as a change an app receives (what it may see is `LibraryView`'s to say), or nil
-    /// for a kind this build does not know.
+    /// The entry as a change an app with full access receives (what it may see is `LibraryView`'s to
+    /// say), or nil for a kind this build does not know and for one asset's membership (such an app
+    /// hears of the album through its `album` row).
     static func change(_ entry: Entry) -> LibraryChange? {
         var change = LibraryChange(token: entry.token, at: entry.at)
         switch Kind(rawValue: entry.kind) {
@@ -47,7 +51,7 @@ enum LibraryChangeLog {
         case .removed: change.removed = entry.asset.map { [$0] } ?? []
         case .changed: change.changed = entry.asset.map { [$0] } ?? []
         case .album: change.albums = entry.album.map { [$0] } ?? []
-        case nil: return nil
+        case .addedToAlbum, .removedFromAlbum, nil: return nil
         }
         return change.isEmpty ? nil : change
     }

@@ -6,7 +6,8 @@ import Synchronization
 
 /// How the picker learns what lightbox-auth decided for an app: from its cache while it follows
 /// auth's change announcements, otherwise by asking (`auth.decisions.get`, which also brings the
-/// limited selection into the SelectionTable). The picker applies decisions; it makes none.
+/// limited selection, its assets and the albums it follows, into the SelectionTable). The picker
+/// applies decisions; it makes none.
 struct LibraryDecisions: Sendable {
     let cache: DecisionCache
     let selections: SelectionTable
@@ -27,7 +28,7 @@ struct LibraryDecisions: Sendable {
         if let cached = cache.decision(action, for: app, connection: auth.disconnections) { return cached }
         let answer = try await auth.request(.decisions, AppDecisionsRequest(app: app), as: AppDecisions.self)
         // The selection first, then the cache: a cached `selection` scope always finds its rows.
-        if try await selections.replace(app: app, with: answer.selection, version: answer.version) {
+        if try await selections.replace(app: app, with: answer.selection, albums: answer.albums ?? [], version: answer.version) {
             cache.store(answer)
         }
         guard let decision = answer.decision(action) else {

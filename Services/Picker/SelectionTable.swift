@@ -5,13 +5,16 @@ import LightboxStorage
 /// Limited apps' selections, kept in the catalog's database as lightbox-auth last answered them, so
 /// queries inside a selection join a table (any size: no SQLite variable limit, nothing per call on
 /// the wire). Rows are replaced only by a newer answer (`version`), whatever order answers arrive in.
+/// A selection holds assets (`appSelection`) and albums it follows (`appSelectionAlbum`): an album's
+/// members are joined from `albumAsset` as they are when read, so what is added to the album later
+/// is seen and what is taken out is not, and no member list is ever copied per app.
 struct SelectionTable: Sendable {
     let database: DatabasePool
 
-    /// Stores `assets` as `app`'s selection at `version`, unless a newer one is already stored.
-    /// Returns whether it was stored.
+    /// Stores `assets` and `albums` as `app`'s selection at `version`, unless a newer one is already
+    /// stored. Returns whether it was stored.
     @discardableResult
-    func replace(app: String, with assets: [String], version: Int64) async throws -> Bool {
+    func replace(app: String, with assets: [String], albums: [String] = [], version: Int64) async throws -> Bool {
         try await database.write { db in
             let stored = try Self.version(of: app, db)
             if let stored, stored > version { return false }
@@ -23,13 +26,18 @@ struct SelectionTable: Sendable {
                 try insert.execute(arguments: [app, asset])
                 size += db.changesCount
             }
+            try db.execute(sql: "DELETE FROM appSelectionAlbum WHERE app = ?", arguments: [app])
+            let follow = try db.cachedStatement(sql: "INSERT OR IGNORE INTO appSelectionAlbum (app, album) VALUES (?, ?)")
+            for album in albums {
+                try follow.execute(arguments: [app, album])
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO appSelectionVersion (app, version, size) VALUES (?, ?, ?)",
                            arguments: [app, version, size])
             return true
         }
     }
 
-    /// Which of `assets` are in `app`'s selection.
+    /// Which of `assets` are in `app`'s selection: chosen, or in an album it follows.
     func members(of app: String, among assets: [String]) async throws -> Set<String> {
         guard !assets.isEmpty else { return [] }
         return try await database.read(try Members(app: app, assets: assets))
@@ -52,7 +60,10 @@ struct SelectionTable: Sendable {
 
         func fetch(_ db: Database) throws -> Set<String> {
             Set(try String.fetchAll(db.cachedStatement(sql: """
-                SELECT asset FROM appSelection WHERE app = ? AND asset IN (SELECT value FROM json_each(?))
+                SELECT asset FROM appSelection WHERE app = ?1 AND asset IN (SELECT value FROM json_each(?2))
+                UNION
+                SELECT asset FROM albumAsset WHERE asset IN (SELECT value FROM json_each(?2))
+                    AND album IN (SELECT album FROM appSelectionAlbum WHERE app = ?1)
                 """), arguments: [app, list]))
         }
     }
@@ -61,9 +72,22 @@ struct SelectionTable: Sendable {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM appSelectionVersion WHERE app = ?"), arguments: [app])
     }
 
-    /// How many assets `app`'s selection holds (0 when none is stored).
+    /// How many assets `app`'s selection holds (0 when none is stored), not counting its albums'.
     static func size(of app: String, _ db: Database) throws -> Int {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT size FROM appSelectionVersion WHERE app = ?"), arguments: [app]) ?? 0
+    }
+
+    /// Whether `app`'s selection follows any album (a point read).
+    static func followsAlbums(_ app: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM appSelectionAlbum WHERE app = ? LIMIT 1"), arguments: [app]) ?? false
+    }
+
+    /// How many memberships the albums `app` follows hold now, counted on `albumAsset`'s key (an
+    /// asset in two of them, or also chosen, counts more than once: this only sizes a query).
+    static func albumMembers(of app: String, _ db: Database) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT COUNT(*) FROM albumAsset WHERE album IN (SELECT album FROM appSelectionAlbum WHERE app = ?)
+            """), arguments: [app]) ?? 0
     }
 
     /// Below this many assets a selection is read whole and sorted; above it, the library is walked
@@ -71,12 +95,28 @@ struct SelectionTable: Sendable {
     static let smallSelection = 2_000
 
     /// The condition "this asset is in `app`'s selection", for queries on `asset`, in the form that
-    /// suits a selection of `size` assets.
-    static func contains(app: String, size: Int) -> SQLExpression {
-        if size <= smallSelection {
+    /// suits a selection of `size` assets (its albums' members included); the albums are joined only
+    /// when it follows some.
+    static func contains(app: String, size: Int, followsAlbums: Bool = false) -> SQLExpression {
+        switch (size <= smallSelection, followsAlbums) {
+        case (true, false):
             return SQL(sql: "identifier IN (SELECT asset FROM appSelection WHERE app = ?)", arguments: [app]).sqlExpression
+        case (false, false):
+            return SQL(sql: "EXISTS (SELECT 1 FROM appSelection WHERE appSelection.app = ? AND appSelection.asset = \"asset\".identifier)",
+                       arguments: [app]).sqlExpression
+        case (true, true):
+            return SQL(sql: """
+                identifier IN (SELECT asset FROM appSelection WHERE app = ? UNION \
+                SELECT asset FROM albumAsset WHERE album IN (SELECT album FROM appSelectionAlbum WHERE app = ?))
+                """, arguments: [app, app]).sqlExpression
+        case (false, true):
+            // Each asset walked is looked up by the index on albumAsset.asset, then its albums
+            // checked against the app's few (read once).
+            return SQL(sql: """
+                (EXISTS (SELECT 1 FROM appSelection WHERE appSelection.app = ? AND appSelection.asset = "asset".identifier) \
+                OR EXISTS (SELECT 1 FROM albumAsset WHERE albumAsset.asset = "asset".identifier \
+                AND albumAsset.album IN (SELECT album FROM appSelectionAlbum WHERE appSelectionAlbum.app = ?)))
+                """, arguments: [app, app]).sqlExpression
         }
-        return SQL(sql: "EXISTS (SELECT 1 FROM appSelection WHERE appSelection.app = ? AND appSelection.asset = \"asset\".identifier)",
-                   arguments: [app]).sqlExpression
     }
 }

@@ -163,7 +163,7 @@ enum Pages {
         """
     }
 
-    static func privacy(_ apps: [AppAccess], report: PrivacyReport? = nil, strings: SurfaceStrings = .english) -> String {
+    static func privacy(_ apps: [AppAccess], report: PrivacyReport? = nil, albums: [Album] = [], strings: SurfaceStrings = .english) -> String {
         guard !apps.isEmpty else {
             return "<h1>\(strings("Privacy"))</h1><p class=\"empty\">\(strings("No apps are registered yet ({command}).", ["command": "`lightbox app register`"]))</p>"
         }
@@ -189,7 +189,7 @@ enum Pages {
             return """
             <tr data-app="\(id)">
             <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code>
-            <span class="count access-words">\(strings("Photos: {status}", ["status": AuditWording.words(app.readWrite, selectionCount: app.selectionCount, strings: strings)]))\(termWords(app.readWriteTerm, strings: strings)) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))\(termWords(app.addOnlyTerm, strings: strings))</span>\(app.resetAsUnusedSince.map { "<span class=\"count reset-unused\">\(strings("Reset because unused since {time}", ["time": localTime($0)]))</span>" } ?? "")</td>
+            <span class="count access-words">\(strings("Photos: {status}", ["status": readWriteWords(app, strings: strings)]))\(termWords(app.readWriteTerm, strings: strings)) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))\(termWords(app.addOnlyTerm, strings: strings))</span>\(albumGrantWords(app, albums: albums, strings: strings))\(app.resetAsUnusedSince.map { "<span class=\"count reset-unused\">\(strings("Reset because unused since {time}", ["time": localTime($0)]))</span>" } ?? "")</td>
             <td data-label="\(strings("Photos"))"><select data-setting="readWrite" aria-label="\(HTML.escape(strings("Photos access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
             </td>
             <td data-label="\(strings("Add only"))"><select data-setting="addOnly" aria-label="\(HTML.escape(strings("Add-only access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
@@ -208,6 +208,25 @@ enum Pages {
         <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th>\(strings("Access lasts"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
         <p id="privacy-status" class="status" role="status"></p>
         """
+    }
+
+    /// "Limited to 3 photos"; a selection of albums alone says so (the albums follow on their own lines).
+    static func readWriteWords(_ app: AppAccess, strings: SurfaceStrings) -> String {
+        if app.readWrite == .limited, app.selectionCount == 0, app.albums != nil { return strings("Limited to the albums below") }
+        return AuditWording.words(app.readWrite, selectionCount: app.selectionCount, strings: strings)
+    }
+
+    /// The albums a limited app's selection follows, "Family — 214 photos, follows new ones", each
+    /// on its own line; nothing for none, nor for an album the library no longer has.
+    static func albumGrantWords(_ app: AppAccess, albums: [Album], strings: SurfaceStrings) -> String {
+        guard app.readWrite == .limited, let followed = app.albums else { return "" }
+        let byIdentifier = Dictionary(albums.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        return followed.compactMap { byIdentifier[$0] }.map { album in
+            let count = album.assetCount ?? 0
+            let words = strings(count == 1 ? "{title} — 1 photo, follows new ones" : "{title} — {count} photos, follows new ones",
+                                ["title": album.title, "count": "\(count)"])
+            return "<span class=\"count album-grants\">\(HTML.escape(words))</span>"
+        }.joined()
     }
 
     /// " until <time>" after a level's words when its grant ends; nothing when it lasts until changed.

@@ -88,7 +88,14 @@ struct PrivacyReport: Sendable {
     static func access(_ app: AppAccess, strings: SurfaceStrings) -> String {
         if app.portal == true { return strings("Picks only, through the desktop's file chooser") }
         let photos: String = switch app.readWrite {
-        case .limited: strings.count(app.selectionCount, one: "Limited to 1 photo", many: "Limited to {count} photos")
+        case .limited:
+            if let albums = app.albums {
+                // A selection that follows albums: how many photos chosen, how many albums followed.
+                strings("Limited to {photos} and {albums}", ["photos": strings.count(app.selectionCount, one: "1 photo", many: "{count} photos"),
+                                                             "albums": strings.count(albums.count, one: "1 album", many: "{count} albums")])
+            } else {
+                strings.count(app.selectionCount, one: "Limited to 1 photo", many: "Limited to {count} photos")
+            }
         case .authorized: strings("Full access to your photos")
         case .denied: strings("No access to your photos")
         case .restricted: strings("Photos: restricted")

@@ -39,8 +39,12 @@ struct SurfaceRoutes: Sendable {
         router.get("/privacy") { request, context in
             let strings = Self.strings(request)
             let apps = try await settings.apps()
+            // Album grants are named from the picker's albums (one the library no longer has is not
+            // shown); without the picker the page still shows everything else.
+            let albums = apps.contains { $0.albums != nil } ? (try? await owner.outline().albums) ?? [] : []
             return Pages.page(.privacy, title: strings("Privacy"), csrf: context.session?.csrf ?? "",
-                              body: Pages.privacy(apps, report: try await PrivacyReport.load(apps, settings: settings), strings: strings),
+                              body: Pages.privacy(apps, report: try await PrivacyReport.load(apps, settings: settings), albums: albums,
+                                                  strings: strings),
                               strings: strings)
         }
         router.get("/activity") { request, context in try await activity(request, context) }
@@ -71,7 +75,7 @@ struct SurfaceRoutes: Sendable {
         }
         router.post("/api/prompts/answer") { request, _ in
             let body = try await decode(AnswerPromptRequest.self, request)
-            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term)
+            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term, albums: body.albums)
             return json(Empty())
         }
         router.post("/api/apps/access") { request, _ in json(try await settings.setAccess(try await decode(SetAccessRequest.self, request))) }

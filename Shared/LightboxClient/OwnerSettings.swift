@@ -16,8 +16,12 @@ public struct OwnerSettings: Sendable {
                                timeout: wait + .seconds(10)).prompts
     }
 
-    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) async throws {
-        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term),
+    /// Answers a prompt; with `limited` and `done`, `selection` and `albums` are what the app may see
+    /// (an album's assets now and later).
+    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil,
+                       albums: [String]? = nil) async throws {
+        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term,
+                                                                      albums: albums),
                                    as: Empty.self)
     }
 

@@ -43,10 +43,19 @@ public struct PhotoLibrary: Sendable {
     public func presentLimitedLibraryPicker(
         timeout: Duration = .seconds(300), onPrompt: @Sendable (String) -> Void = { _ in }
     ) async throws -> [String] {
+        try await presentLimitedLibraryPickerWithAlbums(timeout: timeout, onPrompt: onPrompt).added
+    }
+
+    /// The limited-library picker, as `presentLimitedLibraryPicker`, saying also which albums the
+    /// owner newly let the selection follow (`addedAlbums`): their assets, now and later, are the
+    /// app's to see.
+    public func presentLimitedLibraryPickerWithAlbums(
+        timeout: Duration = .seconds(300), onPrompt: @Sendable (String) -> Void = { _ in }
+    ) async throws -> LimitedLibraryPickerResponse {
         for try await reply in auth.send(.presentLimitedLibraryPicker, Empty(), timeout: timeout) {
             switch reply.status {
             case .event: if let shown = try? reply.body(PromptShown.self) { onPrompt(shown.prompt) }
-            case .ok: return try reply.body(LimitedLibraryPickerResponse.self).added
+            case .ok: return try reply.body(LimitedLibraryPickerResponse.self)
             default: continue
             }
         }

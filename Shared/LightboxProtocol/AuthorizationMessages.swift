@@ -47,7 +47,12 @@ public struct PromptShown: Codable, Sendable, Hashable {
 /// `auth.presentLimitedLibraryPicker`'s final `ok`: the identifiers the owner newly added.
 public struct LimitedLibraryPickerResponse: Codable, Sendable, Hashable {
     public var added: [String]
-    public init(added: [String]) { self.added = added }
+    /// The albums the owner newly let the app follow (absent when none).
+    public var addedAlbums: [String]?
+    public init(added: [String], addedAlbums: [String]? = nil) {
+        self.added = added
+        self.addedAlbums = addedAlbums
+    }
 }
 
 /// One change to an app's access: sent to watchers as an `event`, and kept for `auth.changes`.
@@ -60,8 +65,13 @@ public struct AuthorizationChange: Codable, Sendable, Hashable {
     public var added: [String]
     public var removed: [String]
     public var at: Date
+    /// Albums the selection began or stopped following (absent when none): the app sees an album's
+    /// assets, those added to it later too, while it follows it.
+    public var addedAlbums: [String]?
+    public var removedAlbums: [String]?
 
-    public init(token: Int64, app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String], at: Date) {
+    public init(token: Int64, app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String], at: Date,
+                addedAlbums: [String]? = nil, removedAlbums: [String]? = nil) {
         self.token = token
         self.app = app
         self.level = level
@@ -69,6 +79,8 @@ public struct AuthorizationChange: Codable, Sendable, Hashable {
         self.added = added
         self.removed = removed
         self.at = at
+        self.addedAlbums = addedAlbums
+        self.removedAlbums = removedAlbums
     }
 }
 
@@ -111,9 +123,11 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
     /// A limited-library prompt raised by the app's launch, not asked for by the app: the owner sees
     /// a small alert first (Select More Photos… / Keep Current Selection), as iOS shows on launch.
     public var onLaunch: Bool?
+    /// The albums the current limited selection follows, preselected in the limited-library picker.
+    public var albums: [String]?
 
     public init(prompt: String, kind: Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-                selection: [String], createdAt: Date, onLaunch: Bool? = nil) {
+                selection: [String], createdAt: Date, onLaunch: Bool? = nil, albums: [String]? = nil) {
         self.prompt = prompt
         self.kind = kind
         self.app = app
@@ -123,6 +137,7 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         self.selection = selection
         self.createdAt = createdAt
         self.onLaunch = onLaunch
+        self.albums = albums
     }
 }
 
@@ -149,11 +164,15 @@ public struct AnswerPromptRequest: Codable, Sendable {
     public var selection: [String]?
     /// With a grant (full, limited, allow): when it ends. Without: until the owner changes it.
     public var term: GrantTerm?
-    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) {
+    /// With `limited` and `done`: the albums the selection follows (their assets now and later).
+    /// Without: none for `limited`, the current ones for `done`.
+    public var albums: [String]?
+    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil, albums: [String]? = nil) {
         self.prompt = prompt
         self.answer = answer
         self.selection = selection
         self.term = term
+        self.albums = albums
     }
 }
 
@@ -173,8 +192,11 @@ public struct AppAccess: Codable, Sendable, Hashable {
     /// Set when lightbox-auth reset the app's access because it went unused: the last use before
     /// the reset. Cleared by the next grant.
     public var resetAsUnusedSince: Date?
+    /// The albums a limited selection follows, beside its `selectionCount` assets (absent when none).
+    public var albums: [String]?
     public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int,
-                portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil) {
+                portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil,
+                albums: [String]? = nil) {
         self.app = app
         self.name = name
         self.readWrite = readWrite
@@ -184,6 +206,7 @@ public struct AppAccess: Codable, Sendable, Hashable {
         self.readWriteTerm = readWriteTerm
         self.addOnlyTerm = addOnlyTerm
         self.resetAsUnusedSince = resetAsUnusedSince
+        self.albums = albums
     }
 }
 
@@ -207,15 +230,19 @@ public struct SetAccessRequest: Codable, Sendable {
     /// When the grants this request sets end (the levels it names that it grants). Without: until
     /// changed.
     public var term: GrantTerm?
+    /// With readWrite limited: every album the selection follows (replaces the current ones); the
+    /// app sees their assets, those added later too, and loses those taken out.
+    public var albums: [String]?
 
     public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil,
-                term: GrantTerm? = nil) {
+                term: GrantTerm? = nil, albums: [String]? = nil) {
         self.app = app
         self.readWrite = readWrite
         self.addOnly = addOnly
         self.selection = selection
         self.reset = reset
         self.term = term
+        self.albums = albums
     }
 }
 
@@ -348,7 +375,8 @@ public enum LibraryScope: String, Codable, Sendable {
 }
 
 /// What lightbox-auth decided about one library action for one app. A `selection` scope means the
-/// app's limited selection, which travels separately (`AppDecisions.selection`), never per call.
+/// app's limited selection, which travels separately (`AppDecisions.selection` and `albums`), never
+/// per call.
 public struct LibraryDecision: Codable, Sendable, Hashable {
     public var allowed: Bool
     public var scope: LibraryScope
@@ -380,11 +408,15 @@ public struct AppDecisions: Codable, Sendable, Hashable {
     /// By `LibraryAction` raw value.
     public var decisions: [String: LibraryDecision]
     public var selection: [String]
-    public init(app: String, version: Int64, decisions: [String: LibraryDecision], selection: [String]) {
+    /// The albums the limited selection follows (absent when none): the picker joins their members
+    /// in its own catalog, so an album's assets never travel here.
+    public var albums: [String]?
+    public init(app: String, version: Int64, decisions: [String: LibraryDecision], selection: [String], albums: [String]? = nil) {
         self.app = app
         self.version = version
         self.decisions = decisions
         self.selection = selection
+        self.albums = albums
     }
 
     public func decision(_ action: LibraryAction) -> LibraryDecision? { decisions[action.rawValue] }

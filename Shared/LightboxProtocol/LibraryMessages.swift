@@ -62,10 +62,13 @@ public struct Album: Codable, Sendable, Hashable {
     public var identifier: String
     public var title: String
     public var createdAt: Date
-    public init(identifier: String, title: String, createdAt: Date) {
+    /// How many assets it holds (PHAssetCollection's estimatedAssetCount), where a listing counts them.
+    public var assetCount: Int?
+    public init(identifier: String, title: String, createdAt: Date, assetCount: Int? = nil) {
         self.identifier = identifier
         self.title = title
         self.createdAt = createdAt
+        self.assetCount = assetCount
     }
 }
 

@@ -109,13 +109,19 @@ class Stack:
                 process.kill()
 
 
-@pytest.fixture(scope="session")
-def stack():
-    root = tempfile.mkdtemp(prefix="lbs-", dir="/tmp")
+def sample_stack(prefix):
+    """A stack on the sample library in a new temporary folder, for a fixture to yield from; stopped
+    and removed afterwards."""
+    root = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
     running = Stack(root, [os.path.join(REPO, "Samples", "library")])
     yield running
     running.stop()
     shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def stack():
+    yield from sample_stack("lbs-")
 
 
 def make_browser():
@@ -130,14 +136,19 @@ def make_browser():
     return webdriver.Chrome(service=service, options=options)
 
 
-@pytest.fixture(scope="session")
-def browser(stack):
-    """Headless Chromium, logged in to the surface with a one-time address from `lightbox user login`."""
+def logged_in_browser(stack):
+    """Headless Chromium, logged in to `stack`'s surface with a one-time address from `lightbox user
+    login`, for a fixture to yield from."""
     os.makedirs(SCREENSHOTS, exist_ok=True)
     driver = make_browser()
     driver.get(stack.login_url())
     yield driver
     driver.quit()
+
+
+@pytest.fixture(scope="session")
+def browser(stack):
+    yield from logged_in_browser(stack)
 
 
 @pytest.fixture

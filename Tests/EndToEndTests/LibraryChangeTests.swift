@@ -4,36 +4,38 @@ import LightboxProtocol
 import Synchronization
 import Testing
 
+/// Collects a watch's changes (of the library, or of an app's access) in the background.
+final class EventCollector<Change: Sendable>: Sendable {
+    final class Changes: Sendable {
+        let list = Mutex<[Change]>([])
+    }
+    let changes = Changes()
+    let task: Task<Void, Never>
+
+    init(_ stream: AsyncThrowingStream<Change, Error>) {
+        let changes = self.changes
+        task = Task {
+            do { for try await change in stream { changes.list.withLock { $0.append(change) } } } catch {}
+        }
+    }
+
+    var all: [Change] { changes.list.withLock { $0 } }
+
+    /// Waits (up to 10 s) until `condition` holds for what has arrived.
+    func wait(until condition: ([Change]) -> Bool) async throws -> [Change] {
+        for _ in 0..<200 {
+            if condition(all) { return all }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("the expected change never arrived; got \(all)")
+        return all
+    }
+}
+
 /// PHPhotoLibraryChangeObserver end to end: inserts, changes and album membership reach watching
 /// apps, filtered to what each may see, and survive a reconnect through tokens.
 @Suite(.serialized) struct LibraryChangeTests {
-    /// Collects a watch's changes in the background.
-    final class Collector: Sendable {
-        final class Changes: Sendable {
-            let list = Mutex<[LibraryChange]>([])
-        }
-        let changes = Changes()
-        let task: Task<Void, Never>
-
-        init(_ stream: AsyncThrowingStream<LibraryChange, Error>) {
-            let changes = self.changes
-            task = Task {
-                do { for try await change in stream { changes.list.withLock { $0.append(change) } } } catch {}
-            }
-        }
-
-        var all: [LibraryChange] { changes.list.withLock { $0 } }
-
-        /// Waits (up to 10 s) until `condition` holds for what has arrived.
-        func wait(until condition: ([LibraryChange]) -> Bool) async throws -> [LibraryChange] {
-            for _ in 0..<200 {
-                if condition(all) { return all }
-                try await Task.sleep(for: .milliseconds(50))
-            }
-            Issue.record("the expected change never arrived; got \(all)")
-            return all
-        }
-    }
+    typealias Collector = EventCollector<LibraryChange>
 
     @Test func watchersSeeWhatTheyMaySee() async throws {
         let harness = try await ServiceHarness.start()

@@ -66,14 +66,20 @@ final class ServiceHarness: @unchecked Sendable {
 
     /// Stops the picker (SIGTERM), checks it exited cleanly, and starts it again on the same data.
     func restartPicker() async throws -> Int32 {
+        try await restartPicker(changingCatalog: { [picker] _ in picker!.terminationStatus })
+    }
+
+    /// Stops the picker, hands `change` the path of its catalog database while nothing has it open
+    /// (a test seam for tests that need rows no import makes quickly), and starts it again.
+    func restartPicker<Result>(changingCatalog change: (URL) throws -> Result) async throws -> Result {
         picker.terminate()
         picker.waitUntilExit()
-        let status = picker.terminationStatus
+        let result = try change(directory.dataDirectory.appendingPathComponent("picker/catalog.sqlite"))
         picker = try launch("lightbox-picker", [
             "--endpoint", directory.pickerEndpoint, "--auth-endpoint", directory.authEndpoint,
         ] + pickerArguments)
         try await waitUntilReady()
-        return status
+        return result
     }
 
     func startAuth() throws {

@@ -105,8 +105,8 @@ struct AuthorizationFeature: Sendable {
         let answer: @Sendable (PromptCenter.Outcome) -> Void = { [self] outcome in
             promptWaits.leave(app)
             switch outcome {
-            case .selection(let added):
-                reply.succeed(LimitedLibraryPickerResponse(added: added))
+            case .selection(let added, let addedAlbums):
+                reply.succeed(LimitedLibraryPickerResponse(added: added, addedAlbums: addedAlbums.isEmpty ? nil : addedAlbums))
             case .withdrawn(let reason):
                 reply.fail(LightboxError(.cancelled, reason))
             default:
@@ -115,7 +115,7 @@ struct AuthorizationFeature: Sendable {
         }
         let prompt: OwnerPrompt
         do {
-            prompt = try await openLimitedLibraryPrompt(app: app, selection: access.selection, then: answer)
+            prompt = try await openLimitedLibraryPrompt(app: app, access: access, then: answer)
         } catch {
             promptWaits.leave(app)
             throw error
@@ -123,11 +123,12 @@ struct AuthorizationFeature: Sendable {
         reply.event(PromptShown(prompt: prompt.prompt))
     }
 
-    func openLimitedLibraryPrompt(app: String, selection: [String], onLaunch: Bool = false,
+    /// The limited-library picker for `app`, its current selection and albums preselected.
+    func openLimitedLibraryPrompt(app: String, access: AuthorizationStore.Access, onLaunch: Bool = false,
                                   then callback: (@Sendable (PromptCenter.Outcome) -> Void)? = nil) async throws -> OwnerPrompt {
         let name = try await registry.app(withID: app)?.name ?? app
         return await prompts.open(kind: .limitedLibrary, app: app, appName: name, level: .readWrite, usageDescription: nil,
-                                  selection: selection, onLaunch: onLaunch, then: callback)
+                                  selection: access.selection, albums: access.albums, onLaunch: onLaunch, then: callback)
     }
 
     /// `auth.launch`: a limited app's first library access in each launch raises the limited-library picker.
@@ -136,7 +137,7 @@ struct AuthorizationFeature: Sendable {
         let status = try await store.access(of: launch.app, includingSelection: false).readWrite
         if status == .limited, await launches.isFirstAccess(launch),
            try await registry.app(withID: launch.app)?.preventAutomaticLimitedAccessAlert == false {
-            _ = try await openLimitedLibraryPrompt(app: launch.app, selection: try await store.access(of: launch.app).selection, onLaunch: true)
+            _ = try await openLimitedLibraryPrompt(app: launch.app, access: try await store.access(of: launch.app), onLaunch: true)
         }
     }
 

@@ -24,7 +24,8 @@ struct DecisionsFeature: Sendable {
         for action in LibraryAction.allCases {
             decisions[action.rawValue] = AccessPolicy.decide(action, readWrite: access.readWrite, addOnly: access.addOnly)
         }
-        return AppDecisions(app: app, version: version, decisions: decisions,
-                            selection: access.readWrite == .limited ? access.selection : [])
+        let isLimited = access.readWrite == .limited
+        return AppDecisions(app: app, version: version, decisions: decisions, selection: isLimited ? access.selection : [],
+                            albums: isLimited && !access.albums.isEmpty ? access.albums : nil)
     }
 }

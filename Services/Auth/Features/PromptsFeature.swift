@@ -42,7 +42,10 @@ struct PromptsFeature: Sendable {
             // Only while still notDetermined: the owner's settings may have answered meanwhile.
             var update = AuthorizationStore.Update(onlyWhileNotDetermined: level)
             if level == .readWrite { update.readWrite = status } else { update.addOnly = status }
-            if status == .limited { update.selection = answer.selection ?? [] }
+            if status == .limited {
+                update.selection = answer.selection ?? []
+                update.albums = try AuthorizationStore.validatedAlbums(answer.albums) ?? []
+            }
             update.term = try answer.term.map(GrantTerms.validated)
             let app = prompt.app, chosen = answer.selection?.count ?? 0
             await accessChanges.publish(try await store.apply(update, to: app) { applied in
@@ -57,17 +60,19 @@ struct PromptsFeature: Sendable {
             }
             let before = try await store.access(of: prompt.app)
             guard before.readWrite == .limited else {
-                await prompts.resolve(prompt.prompt, with: .selection(added: []))
+                await prompts.resolve(prompt.prompt, with: .selection(added: [], addedAlbums: []))
                 throw LightboxError(.notLimited, "\(prompt.app) no longer has limited access; nothing changed.")
             }
             let app = prompt.app, chosen = answer.selection?.count ?? 0
-            let changes = try await store.apply(.init(selection: answer.selection ?? before.selection), to: app) { applied in
+            var update = AuthorizationStore.Update(selection: answer.selection ?? before.selection)
+            update.albums = try AuthorizationStore.validatedAlbums(answer.albums)
+            let changes = try await store.apply(update, to: app) { applied in
                 AuditEntry(app: app, operation: .expand, assetCount: applied.changes.flatMap(\.added).count, outcome: .selection(count: chosen),
                            at: Date())
             }
             await accessChanges.publish(changes)
-            let added = changes.flatMap(\.added)
-            await prompts.resolve(prompt.prompt, with: .selection(added: added))
+            await prompts.resolve(prompt.prompt, with: .selection(added: changes.flatMap(\.added),
+                                                                  addedAlbums: changes.flatMap { $0.addedAlbums ?? [] }))
         }
     }
 

@@ -43,6 +43,7 @@ struct SettingsFeature: Sendable {
             update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
             update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
             update.selection = body.selection
+            update.albums = try AuthorizationStore.validatedAlbums(body.albums)
             update.term = try body.term.map(GrantTerms.validated)
             changes = try await store.apply(update, to: app, auditLine: auditLine)
             if let term = update.term { await grantTerms.granted(until: term.until) }
@@ -63,8 +64,10 @@ struct SettingsFeature: Sendable {
 
     func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
         let access = try await store.access(of: manifest.id, includingSelection: false)
+        let albums = try await store.followedAlbums(of: manifest.id)
         return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
                          selectionCount: try await store.selectionCount(of: manifest.id), readWriteTerm: access.readWriteTerm,
-                         addOnlyTerm: access.addOnlyTerm, resetAsUnusedSince: try await store.unusedResetSince(of: manifest.id))
+                         addOnlyTerm: access.addOnlyTerm, resetAsUnusedSince: try await store.unusedResetSince(of: manifest.id),
+                         albums: albums.isEmpty ? nil : albums)
     }
 }

@@ -2,6 +2,7 @@
 // and a delete confirmation. One shows at a time in the overlay, as a modal dialog (dialog.js); the
 // rest wait in the queue. A pick's sheet shows only once the picker confirms the pick is still
 // waiting, so a pick that has ended (a reload right after Cancel) never flashes up again.
+import { albumChoices } from "./album-grants.js";
 import { browseBar } from "./browse.js";
 import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
@@ -163,8 +164,8 @@ function authorizationAlert(prompt) {
   const title = t(readWrite ? "“{app}” Would Like to Access Your Photos" : "“{app}” Would Like to Add to Your Photos", { app: prompt.appName });
   const reason = element("p", { class: "reason" }, prompt.usageDescription || "");
   const term = fillTermChoices(element("select", { id: "grant-term", "aria-label": t("How long access given to {app} lasts", { app: prompt.appName }) }));
-  const answer = (choice, selection) => api("POST", "/api/prompts/answer",
-    { prompt: prompt.prompt, answer: choice, selection, term: choice === "deny" ? undefined : termOf(term.value) });
+  const answer = (choice, selection, albums) => api("POST", "/api/prompts/answer",
+    { prompt: prompt.prompt, answer: choice, selection, albums, term: choice === "deny" ? undefined : termOf(term.value) });
   const buttons = readWrite
     ? [
         button(t("Allow Full Access"), () => answer("full"), { id: "allow-full" }),
@@ -184,14 +185,18 @@ function chooseLimited(prompt, answer) {
   const scroll = element("div", { class: "scroll" });
   const gridNode = element("div", { id: "sheet-grid" });
   scroll.append(gridNode);
-  let confirm;
-  const grid = new AssetGrid(gridNode, { mode: "select", onChange: (selection) => {
-    counter.textContent = t("{count} selected", { count: selection.length });
-    confirm.disabled = selection.length === 0;
-  } });
-  confirm = button(t("Confirm"), () => answer("limited", grid.selection), { primary: true, id: "confirm-selection" });
-  confirm.disabled = true;
-  const node = sheet(t("Choose what “{app}” may see", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll),
+  let confirm, grid;
+  // Photos one by one, whole albums (their later photos too), or both.
+  const refresh = () => {
+    if (!grid || !confirm) return; // the grid's first report comes before the button exists
+    counter.textContent = t("{count} selected", { count: grid.selection.length });
+    confirm.disabled = grid.selection.length === 0 && albums.albums.length === 0;
+  };
+  const albums = albumChoices([], () => refresh());
+  grid = new AssetGrid(gridNode, { mode: "select", onChange: () => refresh() });
+  confirm = button(t("Confirm"), () => answer("limited", grid.selection, albums.albums), { primary: true, id: "confirm-selection" });
+  refresh();
+  const node = sheet(t("Choose what “{app}” may see", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, albums.node, scroll),
     [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), confirm], { wide: true });
   scroll.before(browseBar(grid));
   node.dataset.prompt = prompt.prompt;
@@ -222,15 +227,16 @@ function limitedLibrarySheet(prompt) {
   };
   const grid = new AssetGrid(gridNode, { mode: "select", preselected: prompt.selection || [], onChange: refresh });
   refresh(grid.selection);
+  const albums = albumChoices(prompt.albums || []);
   const done = button(t("Done"), async () => {
     const added = grid.selection.filter((identifier) => !before.has(identifier)).length;
-    await api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: grid.selection });
+    await api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: grid.selection, albums: albums.albums });
     notify(t("Added {count} for {app}.", { count: added, app: prompt.appName }));
   }, { primary: true, id: "limited-done" });
   // Escape keeps the current selection, as "Keep Current Selection" does.
   const keep = () => api("POST", "/api/prompts/answer", { prompt: prompt.prompt, answer: "done", selection: prompt.selection || [] })
     .catch((error) => notify(error.message, true));
-  const node = sheet(t("Select more photos for “{app}”", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, scroll), [done], { wide: true });
+  const node = sheet(t("Select more photos for “{app}”", { app: prompt.appName }), element("div", { class: "sheet-body" }, counter, albums.node, scroll), [done], { wide: true });
   scroll.before(browseBar(grid));
   node.dataset.prompt = prompt.prompt;
   open(node, keep);
@@ -251,7 +257,7 @@ function confirmation(prompt) {
   open(node, () => node.querySelector("#deny").click());
 }
 
-export function editSelection(app, appName, selection, save) {
+export function editSelection(app, appName, selection, followed, save) {
   const overlay = document.getElementById("overlay");
   const counter = element("span", { class: "counter", id: "sheet-counter", role: "status", "aria-live": "polite" });
   const scroll = element("div", { class: "scroll" });
@@ -259,9 +265,10 @@ export function editSelection(app, appName, selection, save) {
   scroll.append(gridNode);
   const grid = new AssetGrid(gridNode, { mode: "select", preselected: selection, onChange: (chosen) => { counter.textContent = t("{count} selected", { count: chosen.length }); } });
   counter.textContent = t("{count} selected", { count: grid.selection.length });
+  const albums = albumChoices(followed);
   const done = () => { close(overlay); current = null; if (latest) showNext(latest); };
-  const node = sheet(t("What “{app}” may see", { app: appName }), element("div", { class: "sheet-body" }, counter, scroll),
-    [button(t("Cancel"), async () => done(), { id: "sheet-cancel" }), button(t("Save"), async () => { await save(grid.selection); done(); }, { primary: true, id: "selection-save" })], { wide: true });
+  const node = sheet(t("What “{app}” may see", { app: appName }), element("div", { class: "sheet-body" }, counter, albums.node, scroll),
+    [button(t("Cancel"), async () => done(), { id: "sheet-cancel" }), button(t("Save"), async () => { await save(grid.selection, albums.albums); done(); }, { primary: true, id: "selection-save" })], { wide: true });
   current = { kind: "editor", id: app };
   present(overlay, node, { onEscape: done });
 }

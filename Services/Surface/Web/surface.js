@@ -164,7 +164,7 @@ function setUpPrivacy() {
           if (select.dataset.setting === "readWrite" && select.value === "limited") {
             const detail = await api("GET", "/api/apps/detail?app=" + encodeURIComponent(app));
             const { editSelection } = await import("./sheet.js");
-            return editSelection(app, name, detail.selection, (selection) => set({ readWrite: "limited", selection }));
+            return editSelection(app, name, detail.selection, detail.access.albums || [], (selection, albums) => set({ readWrite: "limited", selection, albums }));
           }
           await set({ [select.dataset.setting]: select.value });
         } catch (error) {
@@ -176,7 +176,7 @@ function setUpPrivacy() {
     row.querySelector('[data-app-action="select"]')?.addEventListener("click", async () => {
       const detail = await api("GET", "/api/apps/detail?app=" + encodeURIComponent(app));
       const { editSelection } = await import("./sheet.js");
-      editSelection(app, name, detail.selection, (selection) => set({ readWrite: "limited", selection }));
+      editSelection(app, name, detail.selection, detail.access.albums || [], (selection, albums) => set({ readWrite: "limited", selection, albums }));
     });
     row.querySelector('[data-app-action="reset"]')?.addEventListener("click", () => set({ reset: true }).catch((error) => notify(error.message, true)));
     row.querySelector('[data-app-action="revoke"]').addEventListener("click", async () => {

@@ -11,10 +11,10 @@ from typing import Any, Callable, Generic, Iterator, List, Optional, Protocol, S
 
 from .editing import AdjustmentData, EditedVersion, edit_call, editing_input_call, revert_call
 from .errors import LightboxError
-from .protocol import (AccessLevel, Album, Asset, AuthorizationChange, DateLike, JSONObject,
-                       LibraryChange, MediaType, Reply, ReplyStatus, StatusReply, authorization_request_body,
-                       changes_request_body, create_album_body, create_asset_body, fetch_assets_body, prompt_shown,
-                       media_frame, query_body, status_request_body)
+from .protocol import (MAXIMUM_CREATE_SIZE, AccessLevel, Album, AlbumPage, Asset, AuthorizationChange, DateLike, JSONObject,
+                       LibraryChange, LimitedPickerResult, MediaType, Reply, ReplyStatus, StatusReply, album_assets_body,
+                       album_membership_body, authorization_request_body, changes_request_body, create_album_body,
+                       create_asset_body, fetch_assets_body, media_frame, prompt_shown, query_body, status_request_body)
 from .transport import Call, Closeable, Connection, Exchange
 
 __all__ = ["PhotoLibrary", "PromptCallback"]
@@ -106,6 +106,14 @@ def albums_call() -> Call[List[Album]]:
 
 def create_album_call(title: str) -> Call[Album]:
     return Call("library.createAlbum", create_album_body(title), lambda body: Album.from_json(body["album"]))
+
+
+def album_membership_call(album: str, assets: Sequence[str], adding: bool) -> Call[None]:
+    return Call("library.albums.add" if adding else "library.albums.remove", album_membership_body(album, assets), lambda body: None)
+
+
+def album_assets_call(album: str, limit: int, after: Optional[str]) -> Call[AlbumPage]:
+    return Call("library.albums.assets", album_assets_body(album, limit, after), AlbumPage.from_json)
 
 
 class ChangeWatch(Protocol[T_co]):
@@ -223,6 +231,12 @@ class PhotoLibrary(LibraryBase[Connection]):
         unless readWrite access is limited."""
         return added_identifiers(self.auth.run(limited_picker_exchange(on_prompt, timeout)))
 
+    def present_limited_library_picker_with_albums(self, on_prompt: Optional[PromptCallback] = None,
+                                                   timeout: float = 300) -> LimitedPickerResult:
+        """The limited-library picker, as :meth:`present_limited_library_picker`, saying also which
+        albums the owner newly let the selection follow (their photos, now and later, are this app's)."""
+        return LimitedPickerResult.from_json(self.auth.run(limited_picker_exchange(on_prompt, timeout)))
+
     def changes(self, since: int = 0) -> Tuple[List[AuthorizationChange], int]:
         """What changed after ``since`` (oldest first), and the newest token to pass next time."""
         return self.auth.run(changes_call(since))
@@ -299,6 +313,19 @@ class PhotoLibrary(LibraryBase[Connection]):
     def revert_to_original(self, asset: str) -> bool:
         """Returns the asset to its original (who may: as :meth:`edit`); False when it had no edit."""
         return self.picker.run(revert_call(asset))
+
+    def add_to_album(self, album: str, assets: Sequence[str]) -> None:
+        """Adds 1 to 1000 assets to an album (needs readWrite authorized). Apps whose limited
+        selection follows the album see them from now on, as insertions."""
+        self.picker.run(album_membership_call(album, assets, adding=True))
+
+    def remove_from_album(self, album: str, assets: Sequence[str]) -> None:
+        """Takes 1 to 1000 assets out of an album (needs readWrite authorized)."""
+        self.picker.run(album_membership_call(album, assets, adding=False))
+
+    def album_assets(self, album: str, limit: int = 100, after: Optional[str] = None) -> AlbumPage:
+        """One page of an album's assets, newest first (needs readWrite authorized)."""
+        return self.picker.run(album_assets_call(album, limit, after))
 
 
 def _watch(connection: Connection, watch: ChangeWatch[T], since: Optional[int],

@@ -11,7 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from .editing import owner_revert_call
 from .errors import LightboxError
-from .protocol import (AccessUpdate, AddOnlySetting, AppAccess, Asset, AuditEntry, AuditPage, DateLike, JSONObject,
+from .protocol import (AccessUpdate, AddOnlySetting, Album, AppAccess, Asset, AuditEntry, AuditPage, DateLike, JSONObject,
                        OwnerPrompt, PendingPick, PromptAnswer, ReadWriteSetting, answer_prompt_body, audit_body,
                        choose_request_body, prompts_request_body, register_app_body, set_access_body)
 from .transport import Connection
@@ -78,6 +78,11 @@ class OwnerSurface:
         ``{"imported":[ids],"unchanged":[ids],"failed":[…]}``."""
         return self.connection.request("owner.import", {"path": path}, timeout=timeout)
 
+    def albums(self) -> List[Album]:
+        """The library's albums, each with its ``asset_count`` (``owner.outline``): what a limited
+        selection may follow (:meth:`OwnerSettings.set_access` ``albums``)."""
+        return [Album.from_json(album) for album in self.connection.request("owner.outline", {}).get("albums") or []]
+
 
 class AppRegistry:
     """The owner's side of the auth service: the app registry."""
@@ -109,13 +114,15 @@ class OwnerSettings:
         return [OwnerPrompt.from_json(prompt) for prompt in reply.get("prompts") or []]
 
     def answer(self, prompt: Union[str, OwnerPrompt], answer: Union[PromptAnswer, str],
-               selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None, then_deny: bool = False) -> None:
+               selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None, then_deny: bool = False,
+               albums: Optional[Sequence[str]] = None) -> None:
         """Answers a prompt (an :class:`~lightbox.protocol.OwnerPrompt` or its id): ``full`` /
         ``limited`` (with ``selection``) / ``deny`` for readWrite, ``allow`` / ``deny`` for addOnly,
-        ``done`` with the whole new selection for the limited-library picker. A grant lasts until
+        ``done`` with the whole new selection for the limited-library picker; ``albums`` (with
+        ``limited`` and ``done``) are the albums the selection follows. A grant lasts until
         ``until`` when given, then the app may ask again (or is denied, with ``then_deny``)."""
         prompt_id = prompt.prompt if isinstance(prompt, OwnerPrompt) else prompt
-        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection, until, then_deny))
+        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection, until, then_deny, albums))
 
     def apps(self) -> List[AppAccess]:
         """Every registered app's access."""
@@ -123,11 +130,13 @@ class OwnerSettings:
 
     def set_access(self, app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                    add_only: Union[AddOnlySetting, str, None] = None, selection: Optional[Sequence[str]] = None,
-                   reset: bool = False, until: Optional[DateLike] = None, then_deny: bool = False) -> AccessUpdate:
+                   reset: bool = False, until: Optional[DateLike] = None, then_deny: bool = False,
+                   albums: Optional[Sequence[str]] = None) -> AccessUpdate:
         """Changes an app's access; arguments as :func:`~lightbox.protocol.set_access_body`
-        (``until``: the grants given end then). Returns once it is on disk."""
+        (``until``: the grants given end then; ``albums``: with limited, every album the selection
+        follows, its photos added later too). Returns once it is on disk."""
         return AccessUpdate.from_json(self.connection.request(
-            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset, until, then_deny)))
+            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset, until, then_deny, albums)))
 
     def audit(self, app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
               since: Optional[DateLike] = None, until: Optional[DateLike] = None) -> List[AuditEntry]:

@@ -37,11 +37,12 @@ __all__ = [
     "pick_configuration", "pick_request_body", "load_request_body", "stream_credit_body", "stream_cancel_body",
     "choose_request_body", "register_app_body", "status_request_body", "authorization_request_body",
     "changes_request_body", "fetch_assets_body", "query_body", "create_asset_body", "create_album_body",
+    "album_membership_body", "album_assets_body",
     "prompts_request_body", "answer_prompt_body", "set_access_body", "audit_body",
     "image_request_body", "image_cancel_body", "video_request_body", "properties_request_body",
     # reply bodies
     "ChunkHeader", "LoadCompletion", "PendingPick", "Asset", "StatusReply", "LibraryChange", "AuthorizationChange",
-    "OwnerPrompt", "AppAccess", "AccessUpdate", "AuditEntry", "AuditPage", "Album",
+    "OwnerPrompt", "AppAccess", "AccessUpdate", "AuditEntry", "AuditPage", "Album", "LimitedPickerResult", "AlbumPage",
     "ImageResult", "MediaProgress", "VideoInfo", "AssetProperties",
 ]
 
@@ -588,6 +589,22 @@ def create_album_body(title: str) -> JSONObject:
     return {"title": title}
 
 
+def album_membership_body(album: str, assets: Sequence[str]) -> JSONObject:
+    """The body of ``library.albums.add`` / ``library.albums.remove``: 1 to 1000 assets."""
+    assets = list(assets)
+    if not 1 <= len(assets) <= 1000:
+        raise LightboxError("badRequest", "Name 1 to 1000 assets to add to or remove from an album.")
+    return {"album": album, "assets": assets}
+
+
+def album_assets_body(album: str, limit: int = 100, after: Optional[str] = None) -> JSONObject:
+    """The body of ``library.albums.assets``: one page, newest first; ``after`` is the previous page's ``next``."""
+    body: JSONObject = {"album": album, "limit": int(limit)}
+    if after is not None:
+        body["after"] = after
+    return body
+
+
 def prompts_request_body(wait_ms: int = 0) -> JSONObject:
     """The body of ``owner.prompts``; ``wait_ms`` > 0 long-polls (the service caps it at 60 s)."""
     return {"waitMs": max(0, int(wait_ms))}
@@ -608,12 +625,15 @@ def grant_term_body(until: Optional[DateLike], then_deny: bool = False) -> Optio
 
 def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
                        selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None,
-                       then_deny: bool = False) -> JSONObject:
-    """The body of ``owner.prompts.answer``; ``selection`` goes with ``limited`` and ``done``;
-    ``until`` ends the grant the answer gives (see :func:`grant_term_body`)."""
+                       then_deny: bool = False, albums: Optional[Sequence[str]] = None) -> JSONObject:
+    """The body of ``owner.prompts.answer``; ``selection`` and ``albums`` (the albums the selection
+    follows, their photos added later too) go with ``limited`` and ``done``; ``until`` ends the
+    grant the answer gives (see :func:`grant_term_body`)."""
     body: JSONObject = {"prompt": prompt, "answer": choice(PromptAnswer, "answer", answer).value}
     if selection is not None:
         body["selection"] = list(selection)
+    if albums is not None:
+        body["albums"] = list(albums)
     term = grant_term_body(until, then_deny)
     if term is not None:
         body["term"] = term
@@ -623,10 +643,12 @@ def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
 def set_access_body(app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                     add_only: Union[AddOnlySetting, str, None] = None,
                     selection: Optional[Sequence[str]] = None, reset: bool = False,
-                    until: Optional[DateLike] = None, then_deny: bool = False) -> JSONObject:
+                    until: Optional[DateLike] = None, then_deny: bool = False,
+                    albums: Optional[Sequence[str]] = None) -> JSONObject:
     """The body of ``owner.access.set``. Fields left None keep their value; ``selection`` (with
-    readWrite limited) replaces the whole selection; ``reset`` goes back to notDetermined;
-    ``until`` ends the grants it gives (see :func:`grant_term_body`)."""
+    readWrite limited) replaces the whole selection, ``albums`` every album it follows (the app
+    sees their photos, those added later too, and loses those taken out); ``reset`` goes back to
+    notDetermined; ``until`` ends the grants it gives (see :func:`grant_term_body`)."""
     body: JSONObject = {"app": app}
     term = grant_term_body(until, then_deny)
     if term is not None:
@@ -637,6 +659,8 @@ def set_access_body(app: str, read_write: Union[ReadWriteSetting, str, None] = N
         body["addOnly"] = choice(AddOnlySetting, "add_only", add_only).value
     if selection is not None:
         body["selection"] = list(selection)
+    if albums is not None:
+        body["albums"] = list(albums)
     if reset:
         body["reset"] = True
     return body
@@ -851,7 +875,8 @@ class AuthorizationChange:
     """One change to an app's access (an ``auth.watch`` event, an ``auth.changes`` entry).
 
     ``token`` increases with every change; pass the last one seen as ``since`` after a reconnect.
-    ``added`` / ``removed`` are what joined or left the app's limited selection.
+    ``added`` / ``removed`` are what joined or left the app's limited selection, ``added_albums`` /
+    ``removed_albums`` the albums it began or stopped following.
     """
 
     token: int
@@ -861,13 +886,16 @@ class AuthorizationChange:
     added: List[str]
     removed: List[str]
     at: Optional[_dt.datetime]
+    added_albums: List[str] = field(default_factory=list)
+    removed_albums: List[str] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AuthorizationChange":
         try:
             return cls(token=int(body["token"]), app=str(body["app"]), level=AccessLevel.lenient(str(body["level"])),
                        status=AuthorizationStatus.lenient(str(body["status"])), added=_strings(body.get("added")),
-                       removed=_strings(body.get("removed")), at=parse_date(body.get("at")))
+                       removed=_strings(body.get("removed")), at=parse_date(body.get("at")),
+                       added_albums=_strings(body.get("addedAlbums")), removed_albums=_strings(body.get("removedAlbums")))
         except (KeyError, TypeError, ValueError) as error:
             raise LightboxError("internal", f"The auth service sent a change without {error}.") from error
 
@@ -892,6 +920,8 @@ class OwnerPrompt:
     created_at: Optional[_dt.datetime]
     #: A limited-library prompt raised by a limited app's first library access in a launch.
     on_launch: bool = False
+    #: The albums the current limited selection follows (preselected in the limited-library picker).
+    albums: List[str] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "OwnerPrompt":
@@ -900,7 +930,8 @@ class OwnerPrompt:
                    app_name=str(body.get("appName", body["app"])),
                    level=None if level is None else AccessLevel.lenient(str(level)),
                    usage_description=body.get("usageDescription"), selection=_strings(body.get("selection")),
-                   created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True)
+                   created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True,
+                   albums=_strings(body.get("albums")))
 
 
 @dataclass(frozen=True)
@@ -917,6 +948,8 @@ class AppAccess:
     add_only_until: Optional[_dt.datetime] = None
     #: Set when lightbox-auth reset the access because the app left it unused: its last use.
     reset_as_unused_since: Optional[_dt.datetime] = None
+    #: The albums a limited selection follows, beside its ``selection_count`` assets.
+    albums: List[str] = field(default_factory=list)
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AppAccess":
@@ -927,7 +960,7 @@ class AppAccess:
                    add_only=AuthorizationStatus.lenient(str(body["addOnly"])),
                    selection_count=int(body.get("selectionCount", 0)),
                    read_write_until=until(body.get("readWriteTerm")), add_only_until=until(body.get("addOnlyTerm")),
-                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")))
+                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")), albums=_strings(body.get("albums")))
 
 
 @dataclass(frozen=True)
@@ -984,15 +1017,47 @@ class AuditPage:
 
 @dataclass(frozen=True)
 class Album:
-    """An album (``library.albums`` / ``library.createAlbum``)."""
+    """An album (``library.albums`` / ``library.createAlbum`` / ``owner.outline``); ``asset_count``
+    is how many assets it holds where the listing counts them."""
 
     identifier: str
     title: str
     created_at: Optional[_dt.datetime]
+    asset_count: Optional[int] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "Album":
-        return cls(identifier=body["identifier"], title=body["title"], created_at=parse_date(body.get("createdAt")))
+        count = body.get("assetCount")
+        return cls(identifier=body["identifier"], title=body["title"], created_at=parse_date(body.get("createdAt")),
+                   asset_count=None if count is None else int(count))
+
+
+@dataclass(frozen=True)
+class AlbumPage:
+    """One page of an album's assets (``library.albums.assets``), newest first; pass ``next`` as
+    ``after`` for the following page (None on the last)."""
+
+    assets: List["Asset"]
+    total: int
+    next: Optional[str]
+
+    @classmethod
+    def from_json(cls, body: JSONObject) -> "AlbumPage":
+        return cls(assets=[Asset.from_json(asset) for asset in body.get("assets") or []], total=int(body.get("total", 0)),
+                   next=body.get("next"))
+
+
+@dataclass(frozen=True)
+class LimitedPickerResult:
+    """What the owner newly added in the limited-library picker: assets, and albums the selection
+    now follows (their photos, those added later too, are the app's to see)."""
+
+    added: List[str]
+    added_albums: List[str]
+
+    @classmethod
+    def from_json(cls, body: JSONObject) -> "LimitedPickerResult":
+        return cls(added=_strings(body.get("added")), added_albums=_strings(body.get("addedAlbums")))
 
 
 @dataclass(frozen=True)
