@@ -203,7 +203,9 @@ struct LibraryCommand: AsyncParsableCommand {
 
 func describe(_ asset: AssetSummary) -> String {
     let size = asset.pixelWidth.map { "\($0)x\(asset.pixelHeight ?? 0)" } ?? "-"
-    return "\(asset.identifier)\t\(asset.fileName)\t\(asset.type)\t\(size)\t\(asset.creationDate.formatted(.iso8601))"
+    let line = "\(asset.identifier)\t\(asset.fileName)\t\(asset.type)\t\(size)\t\(asset.creationDate.formatted(.iso8601))"
+    // A pick's limits leave it out: the owner's listing says why.
+    return asset.unavailable.map { line + "\tunavailable: " + $0.reason } ?? line
 }
 
 func describe(_ change: AuthorizationChange) -> String {

@@ -28,13 +28,14 @@ struct OwnerPolicy: Codable, Sendable {
 
     func rule(for app: String) -> OwnerPolicy { apps?[app] ?? self }
 
-    /// Candidates come in library order (newest first) and already pass the pick's filter.
+    /// Candidates come in library order (newest first) and already pass the pick's filter; those
+    /// the pick's limits leave out are never chosen, as the sheet never lets the owner.
     func decide(_ pick: PendingPick, candidates: [AssetSummary]) -> Decision {
         let rule = rule(for: pick.app)
         guard rule.action == .choose else { return .cancel }
         let limit = pick.configuration.selectionLimit
         let choice = AssetChoice(strategy: rule.strategy, count: rule.count ?? (limit == 0 ? nil : limit), files: rule.files)
-        let chosen = Array(choice.resolve(candidates).prefix(limit == 0 ? Int.max : limit))
+        let chosen = Array(choice.resolve(candidates.filter { $0.unavailable == nil }).prefix(limit == 0 ? Int.max : limit))
         return chosen.isEmpty ? .cancel : .choose(chosen)
     }
 }

@@ -22,6 +22,12 @@ struct PickCommand: AsyncParsableCommand {
     @Option(help: "automatic, current or compatible (JPEG for HEIC and WebP stills).")
     var representation: PickerConfiguration.RepresentationMode = .automatic
     @Option(help: "Remove metadata from delivered images: none, location or all.") var strip: MetadataStripping = .none
+    @Option(help: "Selection limit: the largest file the app takes, in bytes (20000000 for 20 MB); larger ones show disabled.")
+    var maxFileSize: Int64?
+    @Option(help: "Selection limit: the fewest pixels on the shorter side (1080).") var minPixels: Int?
+    @Option(help: "Selection limit: the most pixels on the longer side (4096).") var maxPixels: Int?
+    @Option(help: "Selection limit: the longest video, in seconds.") var maxDuration: Double?
+    @Option(help: "Selection limit: the kinds that may be chosen, image, video or image,video.") var mediaTypes: String?
     @Option(help: "Seconds to wait for the owner.") var pickTimeout = 600
     @Flag(help: "Print the results as JSON.") var json = false
 
@@ -30,6 +36,9 @@ struct PickCommand: AsyncParsableCommand {
                                                 preferredAssetRepresentationMode: representation, photoLibrary: photoLibrary,
                                                 stripMetadata: strip)
         if let filter { configuration.filter = try PickerFilter(parsing: filter) }
+        let limits = SelectionLimits(maxFileSize: maxFileSize, minPixels: minPixels, maxPixels: maxPixels, maxDuration: maxDuration,
+                                     mediaTypes: try mediaTypes.map(Self.parseMediaTypes))
+        if !limits.isEmpty { configuration.limits = limits }
         let picker = PhotoPicker(connection: try await services.pickerAsApp(app))
         let items = try await picker.pick(configuration, timeout: .seconds(pickTimeout)) { pick in
             note("waiting for the owner to complete \(pick) (lightbox user pending)")
@@ -43,6 +52,15 @@ struct PickCommand: AsyncParsableCommand {
         for item in items {
             let types = item.itemProvider.registeredTypeIdentifiers.map(\.identifier).joined(separator: ",")
             print([item.itemProvider.descriptor.token, types, item.assetIdentifier ?? "-"].joined(separator: "\t"))
+        }
+    }
+
+    static func parseMediaTypes(_ text: String) throws -> [MediaType] {
+        try text.split(separator: ",").map { name in
+            guard let type = MediaType(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--media-types takes image, video or image,video; not \"\(name)\".")
+            }
+            return type
         }
     }
 }

@@ -16,6 +16,9 @@ actor PickSessionStore {
         /// When the pick times out, until it is taken.
         var expiry: Deadlines.Token?
 
+        /// The app's name as the owner's sheet shows it.
+        var shownName: String { appName ?? app }
+
         var pending: PendingPick {
             PendingPick(pick: id, app: app, appName: appName, configuration: configuration, createdAt: createdAt)
         }

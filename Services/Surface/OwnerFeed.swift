@@ -18,6 +18,9 @@ actor OwnerFeed {
         /// Both sentences in the surface's other languages, by language tag (`zh-CN`).
         var sentences: [String: String] = [:]
         var nothingMatchesIn: [String: String] = [:]
+        /// What the pick's selection limits let through, in words, and in the other languages; nil without limits.
+        var limits: String?
+        var limitsIn: [String: String] = [:]
         var configuration: PickerConfiguration
         var createdAt: Date
     }
@@ -74,6 +77,10 @@ actor OwnerFeed {
                             }),
                             nothingMatchesIn: Dictionary(uniqueKeysWithValues: others.map {
                                 ($0.language.tag, PickDescription.nothingMatches(appName: name, pick.configuration, strings: $0))
+                            }),
+                            limits: PickDescription.limits(appName: name, pick.configuration),
+                            limitsIn: Dictionary(uniqueKeysWithValues: others.compactMap { strings in
+                                PickDescription.limits(appName: name, pick.configuration, strings: strings).map { (strings.language.tag, $0) }
                             }),
                             configuration: pick.configuration, createdAt: pick.createdAt)
         }

@@ -24,6 +24,14 @@ enum PickDescription {
                        ["app": appName, "things": noun(filter, singular: false, strings: strings)])
     }
 
+    /// What the pick's selection limits let through, in words ("Postcard Maker takes photos only,
+    /// files up to 20 MB, videos up to 1:00"); nil without limits. The sheet says it over the grid,
+    /// whose cells say why each one left out is.
+    static func limits(appName: String, _ configuration: PickerConfiguration, strings: SurfaceStrings = .english) -> String? {
+        guard let parts = configuration.limits?.summary(wording: { strings($0, $1) }), !parts.isEmpty else { return nil }
+        return strings("{app} takes {limits}", ["app": appName, "limits": parts.joined(separator: strings(", "))])
+    }
+
     static func noun(_ filter: PickerFilter?, singular: Bool, strings: SurfaceStrings = .english) -> String {
         let word = { (one: String, many: String) in strings(singular ? one : many) }
         guard let filter else { return word("photo or video", "photos or videos") }

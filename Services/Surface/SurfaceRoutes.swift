@@ -151,10 +151,12 @@ struct SurfaceRoutes: Sendable {
             }
             before = date
         }
+        let pick = text("pick")
         let page = try await owner.assetPage(ListAssetsRequest(
-            pick: text("pick"), filter: filter, limit: Int(query.get("limit") ?? "") ?? 60, after: text("after"),
+            pick: pick, filter: filter, limit: Int(query.get("limit") ?? "") ?? 60, after: text("after"),
             search: text("search"), album: text("album"), before: before, timeZone: text("timeZone")))
-        return json(page)
+        let shown = pick == nil ? nil : await feed.current.picks.first { $0.pick == pick }
+        return json(UnavailableWording.page(page, of: shown, strings: Self.strings(request)))
     }
 
     func thumbnail(_ request: Request) async throws -> Response {

@@ -48,6 +48,9 @@ public final class PhotoPicker {
     public var isBoundToPhotoLibrary = false
     /// Metadata removed from delivered images (the owner may remove more when choosing).
     public var stripMetadata: MetadataStripping = .none
+    /// What may be delivered beyond `matching` (largest file, fewest and most pixels, longest
+    /// video, kinds); the owner sees what does not fit disabled, with the reason. nil: no limits.
+    public var selectionLimits: SelectionLimits?
     /// The longest wait for the owner's answer; past it the presentation ends with `error`.
     public var timeout: Duration = .seconds(600)
     /// Why the last presentation failed (timeout, connection lost, a refused configuration); nil
@@ -76,7 +79,7 @@ public final class PhotoPicker {
         PickerConfiguration(
             selectionLimit: max(maxSelectionCount ?? 0, 0), filter: matching, selection: selectionBehavior,
             preferredAssetRepresentationMode: preferredItemEncoding, photoLibrary: isBoundToPhotoLibrary,
-            stripMetadata: stripMetadata)
+            stripMetadata: stripMetadata, limits: selectionLimits)
     }
 
     /// Presents (or joins the running presentation) and waits for the owner: returns `selection`,

@@ -96,9 +96,13 @@ public struct AssetSummary: Codable, Sendable, Hashable {
     public var creationDate: Date
     /// The original lives in the cloud tier.
     public var isInCloud: Bool
+    /// Why the pick whose page this is cannot take it (its `SelectionLimits`); nil when it can,
+    /// and outside `owner.assets` of a pick with limits.
+    public var unavailable: SelectionMisfit?
 
     public init(identifier: String, fileName: String, type: UTType, mediaType: MediaType, subtypes: [MediaSubtype],
-                pixelWidth: Int?, pixelHeight: Int?, duration: Double?, fileSize: Int64, creationDate: Date, isInCloud: Bool = false) {
+                pixelWidth: Int?, pixelHeight: Int?, duration: Double?, fileSize: Int64, creationDate: Date, isInCloud: Bool = false,
+                unavailable: SelectionMisfit? = nil) {
         self.identifier = identifier
         self.fileName = fileName
         self.type = type
@@ -110,6 +114,7 @@ public struct AssetSummary: Codable, Sendable, Hashable {
         self.fileSize = fileSize
         self.creationDate = creationDate
         self.isInCloud = isInCloud
+        self.unavailable = unavailable
     }
 }
 

@@ -15,11 +15,14 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
     public var photoLibrary: Bool
     /// Metadata to remove from delivered images (the owner may remove more when choosing).
     public var stripMetadata: MetadataStripping
+    /// What may be delivered beyond the filter (size, pixels, duration, kinds); what does not fit
+    /// is shown to the owner disabled, with the reason, and refused at `owner.choose`.
+    public var limits: SelectionLimits?
 
     public init(
         selectionLimit: Int = 1, filter: PickerFilter? = nil, selection: Selection = .default,
         preselectedAssetIdentifiers: [String] = [], preferredAssetRepresentationMode: RepresentationMode = .automatic,
-        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none
+        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none, limits: SelectionLimits? = nil
     ) {
         self.selectionLimit = selectionLimit
         self.filter = filter
@@ -28,6 +31,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         self.preferredAssetRepresentationMode = preferredAssetRepresentationMode
         self.photoLibrary = photoLibrary
         self.stripMetadata = stripMetadata
+        self.limits = limits
     }
 
     // Every field may be left out and takes PhotoKit's default.
@@ -41,6 +45,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
             try c.decodeIfPresent(RepresentationMode.self, forKey: .preferredAssetRepresentationMode) ?? .automatic
         photoLibrary = try c.decodeIfPresent(Bool.self, forKey: .photoLibrary) ?? false
         stripMetadata = try c.decodeIfPresent(MetadataStripping.self, forKey: .stripMetadata) ?? .none
+        limits = try c.decodeIfPresent(SelectionLimits.self, forKey: .limits)
     }
 }
 

@@ -30,6 +30,7 @@ import Testing
         try assertRoundTrip("set-access-request.json", as: RequestEnvelope<SetAccessRequest>.self)
         try assertRoundTrip("fetch-assets-request.json", as: RequestEnvelope<FetchAssetsRequest>.self)
         try assertRoundTrip("audit-request.json", as: RequestEnvelope<AuditRequest>.self)
+        try assertRoundTrip("pick-limits-request.json", as: RequestEnvelope<PickRequest>.self)
     }
 
     @Test func repliesRoundTrip() throws {
@@ -45,11 +46,12 @@ import Testing
         try assertRoundTrip("change-event.json", as: ReplyEnvelope<AuthorizationChange>.self)
         try assertRoundTrip("library-change-event.json", as: ReplyEnvelope<LibraryChange>.self)
         try assertRoundTrip("audit-reply.json", as: ReplyEnvelope<AuditResponse>.self)
+        try assertRoundTrip("assets-limits-reply.json", as: ReplyEnvelope<ListAssetsResponse>.self)
     }
 
     @Test func everyFixtureIsChecked() throws {
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".json") }
-        #expect(names.count == 22)
+        #expect(names.count == 24)
     }
 
     /// The delivery socket's answer lines (not envelopes: one JSON object and a newline).

@@ -43,6 +43,7 @@ import Testing
         PickerConfiguration.RepresentationMode.self, PickRequest.self, PickStarted.self, ItemProviderDescriptor.self,
         PickerResult.self, PickResponse.self, TokenRequest.self, ProviderDescription.self, ImageProperties.self,
         LoadRequest.self, ChunkHeader.self, StreamCredit.self, StreamCancel.self, StreamCompletion.self,
+        SelectionLimits.self, SelectionMisfit.self, SelectionMisfit.Limit.self,
         // The desktop portal
         PortalAppAnnouncement.self, PortalPickRequest.self, PortalLoadRequest.self, PortalAppRevoked.self, PortalCancelRequest.self,
         // Edits with the original kept

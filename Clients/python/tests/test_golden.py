@@ -60,12 +60,14 @@ REQUEST_BUILDERS = {
         ["8A90A12A-EB16-CF10-F0B5-6CF6F243520B/L0/001"])),
     "audit-request.json": lambda: lb.build_request("owner.audit", lb.audit_body(
         "demo", 50, operation="load", since=dt.date(2026, 1, 1), until="2026-01-02T00:00:00Z", before=120)),
+    "pick-limits-request.json": lambda: lb.build_request("picker.pick", lb.pick_request_body(limits=lb.SelectionLimits(
+        max_file_size=20_000_000, min_pixels=1080, max_pixels=4096, max_duration=60, media_types=[lb.MediaType.IMAGE, "video"]))),
 }
 
 REPLY_FIXTURES = {
     "chunk-reply.json", "error-reply.json", "load-completion.json", "pending-reply.json", "pick-reply.json",
     "pick-started-event.json", "prompt-shown-event.json", "status-reply.json", "change-event.json", "audit-reply.json",
-    "library-change-event.json", "open-reply.json",
+    "library-change-event.json", "open-reply.json", "assets-limits-reply.json",
 }
 
 
@@ -191,6 +193,13 @@ def test_pending_reply():
     assert (pick.pick, pick.app, pick.app_name) == ("pick-abc123", "demo", "Demo App")
     assert pick.selection_limit == 1
     assert pick.created_at == dt.datetime(2026, 1, 1, 11, 0, 0, tzinfo=dt.timezone.utc)
+
+
+def test_assets_page_says_why_a_picks_limits_leave_one_out():
+    reply = lb.parse_reply(json.dumps(load("assets-limits-reply.json")).encode())
+    too_large, fits = [lb.Asset.from_json(asset) for asset in reply.body["assets"]]
+    assert too_large.unavailable == lb.SelectionMisfit("maxFileSize", 31859, 20000, "Too large for Postcard Maker: 31.9 KB of 20 KB")
+    assert fits.unavailable is None
 
 
 def test_missing_body_reads_as_empty():

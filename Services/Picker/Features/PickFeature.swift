@@ -38,6 +38,7 @@ struct PickFeature: Sendable {
         guard configuration.selectionLimit >= 0 else {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
+        try configuration.limits?.validate()
         let timeout = pickTimeout
         guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
                                                 reply: reply, limit: pendingPicksPerApp, timeout: timeout, expired: { expired in
@@ -76,16 +77,29 @@ struct PickFeature: Sendable {
 
     func listAssets(_ body: ListAssetsRequest) async throws -> ListAssetsResponse {
         var filters: [PickerFilter] = []
+        var session: PickSessionStore.Session?
         if let pick = body.pick {
-            guard let session = await sessions.session(pick) else { throw noSuchPick(pick) }
-            if let filter = session.configuration.filter { filters.append(filter) }
+            guard let found = await sessions.session(pick) else { throw noSuchPick(pick) }
+            session = found
+            if let filter = found.configuration.filter { filters.append(filter) }
         }
         if let filter = body.filter { filters.append(filter) }
         let limit = min(max(body.limit ?? ListAssetsRequest.defaultLimit, 1), ListAssetsRequest.maximumLimit)
         let cursor = try body.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
         let page = try await catalog.page(filter: filters.isEmpty ? nil : filters.count == 1 ? filters[0] : .all(filters),
                                           browse: try OwnerBrowse(body), limit: limit, after: cursor)
-        return ListAssetsResponse(assets: page.assets, next: page.next?.encoded)
+        return ListAssetsResponse(assets: session.map { Self.markingMisfits(page.assets, of: $0) } ?? page.assets, next: page.next?.encoded)
+    }
+
+    /// A pick's page with what its limits leave out marked, and why: the page's own rows are
+    /// checked (from columns the page reads anyway), so a page costs the same in any library.
+    static func markingMisfits(_ assets: [AssetSummary], of session: PickSessionStore.Session) -> [AssetSummary] {
+        guard let limits = session.configuration.limits, !limits.isEmpty else { return assets }
+        return assets.map { asset in
+            var marked = asset
+            marked.unavailable = limits.misfit(of: asset, appName: session.shownName)
+            return marked
+        }
     }
 
     /// What the owner's sheet browses by. Two index reads for the span of dates, and the albums.
@@ -113,6 +127,15 @@ struct PickFeature: Sendable {
         }
         if let filter = configuration.filter, let excluded = body.assets.first(where: { !filter.matches(found[$0]!.traits) }) {
             throw LightboxError(.badRequest, "Asset \(excluded) does not match this pick's filter \(filter).", details: ["asset": excluded])
+        }
+        // What the sheet showed disabled is refused here too, however the choice was made.
+        if let limits = configuration.limits {
+            for identifier in body.assets {
+                let asset = found[identifier]!.summary
+                guard let misfit = limits.misfit(of: asset, appName: session.shownName) else { continue }
+                throw LightboxError(.badRequest, "\(asset.fileName) cannot be chosen for this pick: \(misfit.reason) (limits.\(misfit.limit.rawValue)).",
+                                    details: ["asset": identifier, "limit": misfit.limit.rawValue])
+            }
         }
         var chosen = body.assets.map { found[$0]! }
         if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }

@@ -6,11 +6,12 @@
 // and date, not its file name. A grid with nothing in it says so; a page that fails says why and
 // offers Retry. Assets come newest first, under a sticky header per month and per day (in the
 // browser's time zone); `browse` narrows the grid by a search, an album or a starting date, all
-// answered by the picker in SQL, and keeps the selection.
+// answered by the picker in SQL, and keeps the selection. An asset the pick's limits leave out
+// comes with `unavailable.reason` from the picker: its cell shows it, disabled, and never selects.
 import { badgeTexts, describe } from "./asset-words.js";
 import { openPreview } from "./preview.js";
 import { locale, t } from "./strings.js";
-import { api, element } from "./surface.js";
+import { api, element, notify } from "./surface.js";
 
 export class AssetGrid {
   constructor(node, { pick = null, filter = null, mode = "browse", limit = 0, ordered = false, preselected = [], onChange = () => {},
@@ -162,6 +163,12 @@ export class AssetGrid {
     cell.dataset.asset = asset.identifier;
     cell.title = asset.fileName;
     cell.setAttribute("aria-label", describe(asset));
+    const why = asset.unavailable && asset.unavailable.reason;
+    if (why) {
+      cell.classList.add("unavailable");
+      cell.title = asset.fileName + " — " + why;
+      cell.setAttribute("aria-label", describe(asset) + t(", ") + why);
+    }
     cell.tabIndex = this.cells.size === 0 ? 0 : -1;
     if (this.cells.size === 0) this.focused = cell;
     const image = document.createElement("img");
@@ -172,6 +179,7 @@ export class AssetGrid {
     const badges = element("span", { class: "badges", "aria-hidden": "true" });
     for (const text of badgeTexts(asset)) badges.append(element("span", { class: "badge" }, text));
     if (badges.childElementCount > 0) cell.append(badges);
+    if (why) cell.append(element("span", { class: "why", "aria-hidden": "true" }, why));
     const mark = document.createElement("span");
     mark.className = "mark";
     mark.setAttribute("aria-hidden", "true");
@@ -188,6 +196,11 @@ export class AssetGrid {
     this.sentinel.before(element("div", { class: "tile" }, cell, zoom));
     this.cells.set(asset.identifier, cell);
     this.assets.set(asset.identifier, asset);
+    // An app's preselection may name what its own limits leave out: it is not chosen.
+    if (why && this.selection.includes(asset.identifier)) {
+      this.selection = this.selection.filter((identifier) => identifier !== asset.identifier);
+      this.onChange(this.selection);
+    }
     this.paint();
   }
 
@@ -212,16 +225,20 @@ export class AssetGrid {
       window.location.href = "/asset?id=" + encodeURIComponent(asset.identifier);
       return;
     }
-    if (this.toggle(asset.identifier) === "refused") {
+    const answer = this.toggle(asset.identifier);
+    if (answer === "refused" || answer === "unavailable") {
       // The limit holds as the owner clicks: a click past it selects nothing (the sheet says why).
       cell.classList.add("refused");
       setTimeout(() => cell.classList.remove("refused"), 400);
     }
+    if (answer === "unavailable") notify(asset.unavailable.reason);
   }
 
-  // Adds the asset to the selection or takes it out: "added", "removed", or "refused" past the limit.
+  // Adds the asset to the selection or takes it out: "added", "removed", "refused" past the limit,
+  // or "unavailable" when the pick's limits leave it out.
   toggle(identifier) {
     const index = this.selection.indexOf(identifier);
+    if (index < 0 && this.assets.get(identifier)?.unavailable) return "unavailable";
     if (index >= 0) {
       this.selection.splice(index, 1);
     } else if (this.limit === 1) {
@@ -262,7 +279,7 @@ export class AssetGrid {
       const position = this.selection.indexOf(identifier);
       cell.classList.toggle("selected", position >= 0);
       if (this.mode === "select") cell.setAttribute("aria-pressed", String(position >= 0));
-      if (full && position < 0) cell.setAttribute("aria-disabled", "true");
+      if ((full && position < 0) || cell.classList.contains("unavailable")) cell.setAttribute("aria-disabled", "true");
       else cell.removeAttribute("aria-disabled");
       cell.querySelector(".mark").textContent = position < 0 ? "" : this.ordered ? String(position + 1) : "✓";
     }

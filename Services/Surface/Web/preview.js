@@ -35,7 +35,7 @@ export function openPreview(grid, identifier) {
     position.textContent = t("{count} of {limit}", { count: index + 1, limit: order.length });
     previous.disabled = index <= 0;
     next.disabled = index >= order.length - 1;
-    note.textContent = "";
+    note.textContent = (asset.unavailable && asset.unavailable.reason) || "";
     stage.replaceChildren(media(asset));
     paintChoice();
     // Near the end of what is loaded: the grid fetches its next page, so Next can go on.
@@ -45,6 +45,7 @@ export function openPreview(grid, identifier) {
     const chosen = grid.selection.includes(current);
     choose.textContent = chosen ? "✓ " + t("Selected") : t("Select");
     choose.setAttribute("aria-pressed", String(chosen));
+    choose.disabled = !chosen && Boolean(grid.assets.get(current).unavailable); // the note says why
   };
   const step = (by) => {
     const order = [...grid.assets.keys()];

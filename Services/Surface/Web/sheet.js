@@ -149,6 +149,9 @@ function pickSheet(pick) {
   }, { id: "sheet-cancel" });
   const body = element("div", { class: "sheet-body" }, element("div", { class: "counter-line" }, element("p", {}, counter, full), review), scroll,
     element("label", { class: "switch" }, removeLocation, " " + t("Remove location")));
+  // The app's selection limits in words; the grid's cells say why each one left out is.
+  const limits = (pick.limitsIn || {})[document.documentElement.lang] || pick.limits;
+  if (limits) body.prepend(element("p", { class: "limits-note", id: "sheet-limits" }, limits));
   node = sheet(sentenceOf(pick), body, [cancel, add], { wide: true });
   node.dataset.pick = pick.pick;
   const grid = new AssetGrid(gridNode, { pick: pick.pick, mode: "select", limit, ordered,

@@ -6,6 +6,7 @@ The names most programs need are here; the modules hold the rest:
 - :mod:`lightbox.protocol` -- the wire protocol as enums, dataclasses and request builders.
 - :mod:`lightbox.errors` -- :class:`LightboxError` and :class:`ErrorCode`.
 - :mod:`lightbox.picker` -- :class:`PhotoPicker`, :class:`PickerResult`, :class:`ItemProvider`.
+- :mod:`lightbox.selection_limits` -- :class:`SelectionLimits` on a pick, :class:`SelectionMisfit`.
 - :mod:`lightbox.library` -- :class:`PhotoLibrary` (authorization and the library, for apps).
 - :mod:`lightbox.image_manager` -- :class:`ImageManager` (images, movies, properties).
 - :mod:`lightbox.owner` -- :class:`OwnerSurface`, :class:`AppRegistry`, :class:`OwnerSettings`.
@@ -20,6 +21,7 @@ from .library import PhotoLibrary
 from .owner import AppRegistry, OwnerSettings, OwnerSurface
 from .picker import ItemProvider, PhotoPicker, PickerResult
 from .protocol import (AccessLevel, Asset, AuthorizationStatus, ImageResult, MediaType, PromptAnswer)
+from .selection_limits import SelectionLimits, SelectionMisfit
 from .transport import Connection, KeyPair, ServiceDirectory
 
 __version__ = "0.1.0"
@@ -28,6 +30,7 @@ __all__ = [
     "LightboxError", "ErrorCode", "AccessLevel", "AuthorizationStatus", "MediaType", "PromptAnswer",
     "KeyPair", "Connection", "ServiceDirectory",
     "PhotoPicker", "PickerResult", "ItemProvider", "Asset",
+    "SelectionLimits", "SelectionMisfit",
     "PhotoLibrary", "ImageManager", "ImageResult", "VideoResult",
     "OwnerSurface", "AppRegistry", "OwnerSettings",
 ]

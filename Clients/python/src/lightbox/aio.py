@@ -34,6 +34,7 @@ from .protocol import (DEFAULT_CHUNK_SIZE, DEFAULT_CREDIT, Album, Asset, AssetPr
                        LibraryChange, LoadCompletion, MediaType, Reply, ReplyStatus, StatusReply, VideoDeliveryMode,
                        build_request, changes_request_body, encode_header, new_request_id, parse_reply,
                        stream_cancel_body)
+from .selection_limits import SelectionLimits
 from .transport import (BaseServiceDirectory, Call, Exchange, KeyPair, PathLike, Progress, closed, curve_dealer,
                         hello_frame, no_answer, partial_file, process_launch, send_failed)
 
@@ -270,10 +271,10 @@ class AsyncPhotoPicker:
     async def pick(self, selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
                    photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
                    timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-                   strip_metadata: str = "none") -> List[PickerResult[AsyncItemProvider]]:
+                   strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> List[PickerResult[AsyncItemProvider]]:
         """Waits (up to ``timeout`` seconds) for the owner; an empty list means the owner cancelled."""
         body = await self.connection.run(pick_exchange(selection_limit, filter, ordered, photo_library, on_started,
-                                                       timeout, preselected_asset_identifiers, strip_metadata))
+                                                       timeout, preselected_asset_identifiers, strip_metadata, limits))
         return parse_pick_response(body, self.connection, AsyncItemProvider)
 
 

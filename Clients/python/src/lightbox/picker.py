@@ -10,6 +10,7 @@ from .delivery import DeliveredFile, open_call, stream_instead, uses_descriptor_
 from .errors import LightboxError
 from .protocol import (DEFAULT_CHUNK_SIZE, DEFAULT_CREDIT, Filter, JSONObject, LoadCompletion, Reply, ReplyStatus,
                        conforms_to, load_request_body, parse_date, pick_request_body, preferred_filename_extension)
+from .selection_limits import SelectionLimits
 from .transport import Call, Connection, Exchange, PathLike, Progress, StreamExchange, partial_file
 
 __all__ = ["ItemProvider", "PickerResult", "PhotoPicker", "parse_pick_response"]
@@ -185,10 +186,10 @@ class PickExchange(Exchange[JSONObject]):
 def pick_exchange(selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
                   photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
                   timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-                  strip_metadata: str = "none") -> PickExchange:
+                  strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> PickExchange:
     body = pick_request_body(selection_limit=selection_limit, filter=filter, ordered=ordered,
                              photo_library=photo_library, preselected_asset_identifiers=preselected_asset_identifiers,
-                             strip_metadata=strip_metadata)
+                             strip_metadata=strip_metadata, limits=limits)
     return PickExchange(body, on_started, timeout)
 
 
@@ -201,15 +202,17 @@ class PhotoPicker:
     def pick(self, selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
              photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
              timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-             strip_metadata: str = "none") -> List[PickerResult[ItemProvider]]:
+             strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> List[PickerResult[ItemProvider]]:
         """Waits (up to ``timeout`` seconds) for the owner; an empty list means the owner cancelled.
 
         ``selection_limit`` 0 means no limit; ``filter`` is a leaf name or ``{"any"|"all": […]}`` /
         ``{"not": F}`` (see :func:`~lightbox.protocol.parse_filter` for the text form);
         ``photo_library`` asks for asset identifiers too. ``on_started`` gets the pick's id as soon
-        as the owner's surfaces can see it.
+        as the owner's surfaces can see it. ``limits`` (:class:`~lightbox.SelectionLimits`: largest
+        file, fewest and most pixels, longest video, kinds) show the owner what does not fit
+        disabled, and the picker never delivers it.
         """
         body = self.connection.run(pick_exchange(selection_limit, filter, ordered, photo_library, on_started, timeout,
-                                                 preselected_asset_identifiers, strip_metadata))
+                                                 preselected_asset_identifiers, strip_metadata, limits))
         return parse_pick_response(body, self.connection, ItemProvider)
 

@@ -19,6 +19,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Type, TypeVar, 
 
 from ._wire import WireEnum
 from .errors import ErrorCode, LightboxError
+from .selection_limits import SelectionLimits, SelectionMisfit
 
 __all__ = [
     # constants
@@ -472,9 +473,11 @@ def pick_configuration(
     preselected_asset_identifiers: Sequence[str] = (),
     preferred_asset_representation_mode: Union[RepresentationMode, str] = RepresentationMode.AUTOMATIC,
     strip_metadata: Union[MetadataStripping, str] = MetadataStripping.NONE,
+    limits: Optional[SelectionLimits] = None,
 ) -> JSONObject:
     """A PHPickerConfiguration in wire form. ``selection_limit`` 0 means no limit; ``strip_metadata``
-    (none, location, all) removes metadata from delivered images."""
+    (none, location, all) removes metadata from delivered images; ``limits`` (size, pixels,
+    duration, kinds) disable on the owner's sheet what does not fit."""
     if selection_limit < 0:
         raise LightboxError("badRequest", "selection_limit must be 0 (no limit) or more.")
     configuration: JSONObject = {"selectionLimit": int(selection_limit)}
@@ -486,6 +489,8 @@ def pick_configuration(
         RepresentationMode, "preferred_asset_representation_mode", preferred_asset_representation_mode).value
     configuration["photoLibrary"] = bool(photo_library)
     configuration["stripMetadata"] = choice(MetadataStripping, "strip_metadata", strip_metadata).value
+    if limits is not None:
+        configuration["limits"] = limits.to_json()
     return configuration
 
 
@@ -818,6 +823,8 @@ class Asset:
     file_size: int
     creation_date: Optional[_dt.datetime]
     is_in_cloud: bool = False
+    #: Why the pick whose page this is cannot take it (its selection limits); None when it can.
+    unavailable: Optional[SelectionMisfit] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "Asset":
@@ -827,6 +834,7 @@ class Asset:
             pixel_width=body.get("pixelWidth"), pixel_height=body.get("pixelHeight"), duration=body.get("duration"),
             file_size=int(body.get("fileSize", 0)), creation_date=parse_date(body.get("creationDate")),
             is_in_cloud=bool(body.get("isInCloud", False)),
+            unavailable=SelectionMisfit.from_json(body["unavailable"]) if isinstance(body.get("unavailable"), dict) else None,
         )
 
 
