@@ -1,15 +1,16 @@
 """The owner's asset page for an asset an app edited: "Edited by Darkroom", the current version's
 thumbnail, and "Revert to original", which brings the original back. Real services and surface,
-headless Chromium; the app edits an asset it added itself, so the other tests' samples stay as
-they were."""
+headless Chromium, on a stack of its own (the asset the app adds would otherwise show in the other
+tests' sheets)."""
 
 import os
 import subprocess
 import urllib.parse
 
+import pytest
 from selenium.webdriver.common.by import By
 
-from conftest import REPO, lb
+from conftest import REPO, SCREENSHOTS, lb, logged_in_browser, sample_stack
 from test_surface import wait
 
 SAMPLES = os.path.join(REPO, "Samples", "library")
@@ -24,7 +25,20 @@ def shape(driver):
     return "square" if width == height else "wide" if width > height else "tall"
 
 
-def test_the_owner_sees_who_edited_and_reverts(stack, browser, shoot, tmp_path):
+@pytest.fixture(scope="module")
+def stack():
+    yield from sample_stack("lbe-")
+
+
+@pytest.fixture(scope="module")
+def browser(stack):
+    yield from logged_in_browser(stack)
+
+
+def test_the_owner_sees_who_edited_and_reverts(stack, browser, tmp_path):
+    def shoot(name):
+        browser.save_screenshot(os.path.join(SCREENSHOTS, f"{name}.png"))
+
     stack.register("darkroom", "Darkroom", usage="To edit your photos")
     with stack.directory.auth_as_owner() as connection:
         lb.OwnerSettings(connection).set_access("darkroom", read_write="full")
@@ -44,11 +58,11 @@ def test_the_owner_sees_who_edited_and_reverts(stack, browser, shoot, tmp_path):
     assert "Edited by Darkroom" in edited.text and "320 × 320" in edited.text
     # The thumbnail is of the square edit, not of the 4:3 original.
     wait(browser, lambda driver: shape(driver) == "square")
-    shoot("40-edited-asset")
+    shoot("44-edited-asset")
 
     edited.find_element(By.CSS_SELECTOR, 'button[data-asset-action="revert"]').click()
     wait(browser, lambda driver: not driver.find_elements(By.CSS_SELECTOR, "p.edited"))
     wait(browser, lambda driver: shape(driver) == "wide")
-    shoot("41-reverted-asset")
+    shoot("45-reverted-asset")
     with stack.directory.picker_as_app("darkroom") as connection:
         assert lb.PhotoLibrary(None, connection).editing_input(asset) is None
