@@ -6,6 +6,7 @@ import LightboxProtocol
 import LightboxTransport
 
 extension PickerConfiguration.RepresentationMode: ExpressibleByArgument {}
+extension LocationAccess: ExpressibleByArgument {}
 
 struct PickCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,13 +23,15 @@ struct PickCommand: AsyncParsableCommand {
     @Option(help: "automatic, current or compatible (JPEG for HEIC and WebP stills).")
     var representation: PickerConfiguration.RepresentationMode = .automatic
     @Option(help: "Remove metadata from delivered images: none, location or all.") var strip: MetadataStripping = .none
+    @Option(help: "Ask for where the items were taken: none, approximate (about 10 km) or precise; the owner decides.")
+    var location: LocationAccess = .none
     @Option(help: "Seconds to wait for the owner.") var pickTimeout = 600
     @Flag(help: "Print the results as JSON.") var json = false
 
     func run() async throws {
         var configuration = PickerConfiguration(selectionLimit: limit, selection: ordered ? .ordered : .default,
                                                 preferredAssetRepresentationMode: representation, photoLibrary: photoLibrary,
-                                                stripMetadata: strip)
+                                                stripMetadata: strip, location: location)
         if let filter { configuration.filter = try PickerFilter(parsing: filter) }
         let picker = PhotoPicker(connection: try await services.pickerAsApp(app))
         let items = try await picker.pick(configuration, timeout: .seconds(pickTimeout)) { pick in

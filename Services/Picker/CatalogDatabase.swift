@@ -186,6 +186,11 @@ enum CatalogDatabase {
                 END;
                 """)
         }
+        migrator.registerMigration("v12 location only by consent") { db in
+            // Tokens issued before apps asked for location delivered it; from now on none has it
+            // without the owner's consent, so theirs deliver none either (`MetadataRemoval.location`).
+            try db.execute(sql: "UPDATE providerToken SET strip = 'location' WHERE strip = 'none'")
+        }
         return migrator
     }
 }

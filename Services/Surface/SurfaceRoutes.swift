@@ -59,7 +59,8 @@ struct SurfaceRoutes: Sendable {
 
         router.post("/api/picks/choose") { request, _ in
             let body = try await decode(ChooseBody.self, request)
-            let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil)
+            let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil,
+                                                   location: body.location)
             await feed.forget(pick: body.pick)
             return json(ChooseResponse(delivered: delivered))
         }
@@ -71,7 +72,7 @@ struct SurfaceRoutes: Sendable {
         }
         router.post("/api/prompts/answer") { request, _ in
             let body = try await decode(AnswerPromptRequest.self, request)
-            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term)
+            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term, location: body.location)
             return json(Empty())
         }
         router.post("/api/apps/access") { request, _ in json(try await settings.setAccess(try await decode(SetAccessRequest.self, request))) }
@@ -93,6 +94,8 @@ struct SurfaceRoutes: Sendable {
         var pick: String
         var assets: [String]
         var removeLocation: Bool?
+        /// The sheet's answer to the pick's location request.
+        var location: LocationAccess?
     }
 
     struct PendingAnswer: Codable, Sendable {

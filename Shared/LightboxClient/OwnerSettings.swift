@@ -16,8 +16,11 @@ public struct OwnerSettings: Sendable {
                                timeout: wait + .seconds(10)).prompts
     }
 
-    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) async throws {
-        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term),
+    /// Answers a prompt; `location` is the location given to a prompt that asks for one (none when absent).
+    public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil,
+                       location: LocationAccess? = nil) async throws {
+        _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term,
+                                                                      location: location),
                                    as: Empty.self)
     }
 

@@ -48,6 +48,9 @@ public final class PhotoPicker {
     public var isBoundToPhotoLibrary = false
     /// Metadata removed from delivered images (the owner may remove more when choosing).
     public var stripMetadata: MetadataStripping = .none
+    /// Where the items were taken, as the app asks for it: none (the default), approximate (about
+    /// 10 km) or precise. The owner chooses what the app gets, never more than it asks.
+    public var location: LocationAccess = .none
     /// The longest wait for the owner's answer; past it the presentation ends with `error`.
     public var timeout: Duration = .seconds(600)
     /// Why the last presentation failed (timeout, connection lost, a refused configuration); nil
@@ -76,7 +79,7 @@ public final class PhotoPicker {
         PickerConfiguration(
             selectionLimit: max(maxSelectionCount ?? 0, 0), filter: matching, selection: selectionBehavior,
             preferredAssetRepresentationMode: preferredItemEncoding, photoLibrary: isBoundToPhotoLibrary,
-            stripMetadata: stripMetadata)
+            stripMetadata: stripMetadata, location: location)
     }
 
     /// Presents (or joins the running presentation) and waits for the owner: returns `selection`,

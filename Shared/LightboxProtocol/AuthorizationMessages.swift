@@ -22,9 +22,12 @@ public struct StatusRequest: Codable, Sendable {
 public struct StatusResponse: Codable, Sendable, Hashable {
     public var level: AccessLevel?
     public var status: AuthorizationStatus
-    public init(level: AccessLevel?, status: AuthorizationStatus) {
+    /// With readWrite (and the legacy status): the location the app's library reads deliver.
+    public var location: LocationAccess?
+    public init(level: AccessLevel?, status: AuthorizationStatus, location: LocationAccess? = nil) {
         self.level = level
         self.status = status
+        self.location = location
     }
 }
 
@@ -32,7 +35,13 @@ public struct StatusResponse: Codable, Sendable, Hashable {
 /// comes first when a prompt is raised; the final `ok` is a `StatusResponse`.
 public struct AuthorizationRequest: Codable, Sendable {
     public var level: AccessLevel
-    public init(level: AccessLevel) { self.level = level }
+    /// With readWrite: the location the app asks to receive with its reads (absent: none). The
+    /// owner is asked once per request: with the readWrite prompt, or alone if that was answered.
+    public var location: LocationAccess?
+    public init(level: AccessLevel, location: LocationAccess? = nil) {
+        self.level = level
+        self.location = location
+    }
 }
 
 public struct PromptShown: Codable, Sendable, Hashable {
@@ -96,6 +105,9 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         case authorization, limitedLibrary
         /// An app asks to delete the assets in `selection`; the owner answers allow or deny.
         case deleteAssets
+        /// An app with library access asks for the location `location` with it; the owner answers
+        /// allow with the `location` it gives, or deny.
+        case location
     }
 
     public var prompt: String
@@ -111,9 +123,11 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
     /// A limited-library prompt raised by the app's launch, not asked for by the app: the owner sees
     /// a small alert first (Select More Photos… / Keep Current Selection), as iOS shows on launch.
     public var onLaunch: Bool?
+    /// The location the app asks for with this prompt (an authorization or a location prompt).
+    public var location: LocationAccess?
 
     public init(prompt: String, kind: Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-                selection: [String], createdAt: Date, onLaunch: Bool? = nil) {
+                selection: [String], createdAt: Date, onLaunch: Bool? = nil, location: LocationAccess? = nil) {
         self.prompt = prompt
         self.kind = kind
         self.app = app
@@ -123,6 +137,7 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         self.selection = selection
         self.createdAt = createdAt
         self.onLaunch = onLaunch
+        self.location = location
     }
 }
 
@@ -149,11 +164,15 @@ public struct AnswerPromptRequest: Codable, Sendable {
     public var selection: [String]?
     /// With a grant (full, limited, allow): when it ends. Without: until the owner changes it.
     public var term: GrantTerm?
-    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil) {
+    /// With a grant, to a prompt that asks for a location: the location the owner gives (never
+    /// more than asked; absent: none).
+    public var location: LocationAccess?
+    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil, location: LocationAccess? = nil) {
         self.prompt = prompt
         self.answer = answer
         self.selection = selection
         self.term = term
+        self.location = location
     }
 }
 
@@ -173,8 +192,13 @@ public struct AppAccess: Codable, Sendable, Hashable {
     /// Set when lightbox-auth reset the app's access because it went unused: the last use before
     /// the reset. Cleared by the next grant.
     public var resetAsUnusedSince: Date?
+    /// The location the owner gave the app with its library access (what its reads deliver while
+    /// it has read access), and what it asked for (absent: never asked).
+    public var location: LocationAccess?
+    public var locationRequested: LocationAccess?
     public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int,
-                portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil) {
+                portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil,
+                location: LocationAccess? = nil, locationRequested: LocationAccess? = nil) {
         self.app = app
         self.name = name
         self.readWrite = readWrite
@@ -184,6 +208,8 @@ public struct AppAccess: Codable, Sendable, Hashable {
         self.readWriteTerm = readWriteTerm
         self.addOnlyTerm = addOnlyTerm
         self.resetAsUnusedSince = resetAsUnusedSince
+        self.location = location
+        self.locationRequested = locationRequested
     }
 }
 
@@ -207,15 +233,18 @@ public struct SetAccessRequest: Codable, Sendable {
     /// When the grants this request sets end (the levels it names that it grants). Without: until
     /// changed.
     public var term: GrantTerm?
+    /// The location the app's library reads deliver: at most what it asked for (`locationRequested`).
+    public var location: LocationAccess?
 
     public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil,
-                term: GrantTerm? = nil) {
+                term: GrantTerm? = nil, location: LocationAccess? = nil) {
         self.app = app
         self.readWrite = readWrite
         self.addOnly = addOnly
         self.selection = selection
         self.reset = reset
         self.term = term
+        self.location = location
     }
 }
 
@@ -353,11 +382,14 @@ public struct LibraryDecision: Codable, Sendable, Hashable {
     public var status: AuthorizationStatus
     /// Why not, for the app, when `allowed` is false.
     public var reason: String?
-    public init(allowed: Bool, scope: LibraryScope, status: AuthorizationStatus, reason: String? = nil) {
+    /// For `read`: the location the owner gave the app with its library access (absent: none).
+    public var location: LocationAccess?
+    public init(allowed: Bool, scope: LibraryScope, status: AuthorizationStatus, reason: String? = nil, location: LocationAccess? = nil) {
         self.allowed = allowed
         self.scope = scope
         self.status = status
         self.reason = reason
+        self.location = location
     }
 }
 

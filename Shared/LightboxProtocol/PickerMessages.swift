@@ -15,11 +15,13 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
     public var photoLibrary: Bool
     /// Metadata to remove from delivered images (the owner may remove more when choosing).
     public var stripMetadata: MetadataStripping
+    /// Where the picked items were taken, as the app asks for it; the owner decides what it gets.
+    public var location: LocationAccess
 
     public init(
         selectionLimit: Int = 1, filter: PickerFilter? = nil, selection: Selection = .default,
         preselectedAssetIdentifiers: [String] = [], preferredAssetRepresentationMode: RepresentationMode = .automatic,
-        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none
+        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none, location: LocationAccess = .none
     ) {
         self.selectionLimit = selectionLimit
         self.filter = filter
@@ -28,6 +30,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         self.preferredAssetRepresentationMode = preferredAssetRepresentationMode
         self.photoLibrary = photoLibrary
         self.stripMetadata = stripMetadata
+        self.location = location
     }
 
     // Every field may be left out and takes PhotoKit's default.
@@ -41,6 +44,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
             try c.decodeIfPresent(RepresentationMode.self, forKey: .preferredAssetRepresentationMode) ?? .automatic
         photoLibrary = try c.decodeIfPresent(Bool.self, forKey: .photoLibrary) ?? false
         stripMetadata = try c.decodeIfPresent(MetadataStripping.self, forKey: .stripMetadata) ?? .none
+        location = try c.decodeIfPresent(LocationAccess.self, forKey: .location) ?? .none
     }
 }
 

@@ -110,7 +110,7 @@ import Testing
         let app = try await harness.registerApp("sharer")
         let original = try Data(contentsOf: ServiceHarness.extraSamples.appendingPathComponent("hevc.mov"))
 
-        let compatible = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
+        let compatible = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible, location: .precise))
         #expect(compatible.registeredTypeIdentifiers == [.mpeg4Movie])
         let file = harness.root.appendingPathComponent("compatible.mp4")
         try await compatible.loadFileRepresentation(to: file)
@@ -124,7 +124,7 @@ import Testing
         #expect(try await automatic.loadDataRepresentation() == original)
         #expect(try await automatic.loadDataRepresentation(for: .mpeg4Movie) == (try Data(contentsOf: file)), "the compatible file is reused")
 
-        let current = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current))
+        let current = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current, location: .precise))
         #expect(current.registeredTypeIdentifiers == [.quickTimeMovie])
         #expect(await errorCode { try await current.loadDataRepresentation(for: .mpeg4Movie) } == .typeNotRegistered)
 

@@ -23,8 +23,9 @@ from .errors import ErrorCode, LightboxError
 __all__ = [
     # constants
     "PROTOCOL_VERSION", "DEFAULT_CREDIT", "DEFAULT_CHUNK_SIZE", "MAXIMUM_CREDIT", "MAXIMUM_CREATE_SIZE",
+    "APPROXIMATE_GRID_DEGREES", "approximate_degrees",
     # enums
-    "ErrorCode", "ReplyStatus", "AccessLevel", "AuthorizationStatus", "PromptAnswer", "PromptKind",
+    "ErrorCode", "ReplyStatus", "AccessLevel", "AuthorizationStatus", "PromptAnswer", "PromptKind", "LocationAccess",
     "ReadWriteSetting", "AddOnlySetting", "MediaType", "FilterLeaf", "RepresentationMode", "MetadataStripping",
     "ImageContentMode", "ImageDeliveryMode", "ImageVersion", "VideoDeliveryMode",
     # types and filters
@@ -107,6 +108,8 @@ class PromptKind(WireEnum):
     AUTHORIZATION = "authorization"
     LIMITED_LIBRARY = "limitedLibrary"
     DELETE_ASSETS = "deleteAssets"
+    #: An app with library access asks for where the photos were taken (answer allow with a location, or deny).
+    LOCATION = "location"
 
 
 class ReadWriteSetting(WireEnum):
@@ -161,6 +164,28 @@ class MetadataStripping(WireEnum):
     NONE = "none"
     LOCATION = "location"
     ALL = "all"
+
+
+class LocationAccess(WireEnum):
+    """Where photos and movies were taken, as an app may receive it: not at all (the default),
+    on a grid of 0.1° of latitude and longitude (about 10 km) without altitude, speed or
+    direction (``approximate``), or as the file says (``precise``). The app asks; the owner
+    decides, never giving more than asked."""
+
+    NONE = "none"
+    APPROXIMATE = "approximate"
+    PRECISE = "precise"
+
+
+#: The grid an approximate location is snapped to, in degrees of latitude and of longitude.
+APPROXIMATE_GRID_DEGREES = 0.1
+
+
+def approximate_degrees(degrees: float) -> float:
+    """``degrees`` as an approximate location gives it: the nearest multiple of 0.1 (halves away
+    from zero)."""
+    snapped = float(int(abs(degrees) * 10 + 0.5)) / 10
+    return -snapped if degrees < 0 and snapped else snapped
 
 
 class ImageContentMode(WireEnum):
@@ -459,9 +484,11 @@ def pick_configuration(
     preselected_asset_identifiers: Sequence[str] = (),
     preferred_asset_representation_mode: Union[RepresentationMode, str] = RepresentationMode.AUTOMATIC,
     strip_metadata: Union[MetadataStripping, str] = MetadataStripping.NONE,
+    location: Union[LocationAccess, str] = LocationAccess.NONE,
 ) -> JSONObject:
     """A PHPickerConfiguration in wire form. ``selection_limit`` 0 means no limit; ``strip_metadata``
-    (none, location, all) removes metadata from delivered images."""
+    (none, location, all) removes metadata from delivered images; ``location`` asks for where the
+    items were taken (the owner decides what is delivered)."""
     if selection_limit < 0:
         raise LightboxError("badRequest", "selection_limit must be 0 (no limit) or more.")
     configuration: JSONObject = {"selectionLimit": int(selection_limit)}
@@ -473,6 +500,7 @@ def pick_configuration(
         RepresentationMode, "preferred_asset_representation_mode", preferred_asset_representation_mode).value
     configuration["photoLibrary"] = bool(photo_library)
     configuration["stripMetadata"] = choice(MetadataStripping, "strip_metadata", strip_metadata).value
+    configuration["location"] = choice(LocationAccess, "location", location).value
     return configuration
 
 
@@ -508,8 +536,13 @@ def stream_cancel_body(stream: str) -> JSONObject:
     return {"stream": stream}
 
 
-def choose_request_body(pick: str, assets: Sequence[str]) -> JSONObject:
-    return {"pick": pick, "assets": list(assets)}
+def choose_request_body(pick: str, assets: Sequence[str],
+                        location: Union[LocationAccess, str, None] = None) -> JSONObject:
+    """The body of ``owner.choose``; ``location`` answers the pick's location request (none when absent)."""
+    body: JSONObject = {"pick": pick, "assets": list(assets)}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
+    return body
 
 
 def register_app_body(id: str, name: str, public_key: str, usage_read_write: Optional[str] = None,
@@ -530,9 +563,14 @@ def status_request_body(level: Union[AccessLevel, str, None] = None) -> JSONObje
     return {} if level is None else authorization_request_body(level)
 
 
-def authorization_request_body(level: Union[AccessLevel, str]) -> JSONObject:
-    """The body of ``auth.request``: ``readWrite`` or ``addOnly``."""
-    return {"level": choice(AccessLevel, "level", level).value}
+def authorization_request_body(level: Union[AccessLevel, str],
+                               location: Union[LocationAccess, str, None] = None) -> JSONObject:
+    """The body of ``auth.request``: ``readWrite`` or ``addOnly``; with readWrite, ``location``
+    asks also for where the photos were taken."""
+    body: JSONObject = {"level": choice(AccessLevel, "level", level).value}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
+    return body
 
 
 def changes_request_body(since: Optional[int] = None) -> JSONObject:
@@ -596,10 +634,13 @@ def grant_term_body(until: Optional[DateLike], then_deny: bool = False) -> Optio
 
 def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
                        selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None,
-                       then_deny: bool = False) -> JSONObject:
+                       then_deny: bool = False, location: Union[LocationAccess, str, None] = None) -> JSONObject:
     """The body of ``owner.prompts.answer``; ``selection`` goes with ``limited`` and ``done``;
-    ``until`` ends the grant the answer gives (see :func:`grant_term_body`)."""
+    ``until`` ends the grant the answer gives (see :func:`grant_term_body`); ``location`` is the
+    location given to a prompt that asks for one (none when absent)."""
     body: JSONObject = {"prompt": prompt, "answer": choice(PromptAnswer, "answer", answer).value}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
     if selection is not None:
         body["selection"] = list(selection)
     term = grant_term_body(until, then_deny)
@@ -611,11 +652,15 @@ def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
 def set_access_body(app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                     add_only: Union[AddOnlySetting, str, None] = None,
                     selection: Optional[Sequence[str]] = None, reset: bool = False,
-                    until: Optional[DateLike] = None, then_deny: bool = False) -> JSONObject:
+                    until: Optional[DateLike] = None, then_deny: bool = False,
+                    location: Union[LocationAccess, str, None] = None) -> JSONObject:
     """The body of ``owner.access.set``. Fields left None keep their value; ``selection`` (with
     readWrite limited) replaces the whole selection; ``reset`` goes back to notDetermined;
-    ``until`` ends the grants it gives (see :func:`grant_term_body`)."""
+    ``until`` ends the grants it gives (see :func:`grant_term_body`); ``location`` is what the
+    app's library reads deliver (at most what it asked for)."""
     body: JSONObject = {"app": app}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
     term = grant_term_body(until, then_deny)
     if term is not None:
         body["term"] = term
@@ -797,13 +842,16 @@ class StatusReply:
 
     level: Optional[str]
     status: str
+    #: With readWrite: the location the app's library reads deliver.
+    location: str = LocationAccess.NONE
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "StatusReply":
         try:
             level = body.get("level")
             return cls(None if level is None else AccessLevel.lenient(str(level)),
-                       AuthorizationStatus.lenient(str(body["status"])))
+                       AuthorizationStatus.lenient(str(body["status"])),
+                       LocationAccess.lenient(str(body.get("location") or "none")))
         except KeyError as error:
             raise LightboxError("internal", "The auth service answered without a status.") from error
 
@@ -877,6 +925,8 @@ class OwnerPrompt:
     created_at: Optional[_dt.datetime]
     #: A limited-library prompt raised by a limited app's first library access in a launch.
     on_launch: bool = False
+    #: The location the app asks for with this prompt (an authorization or a location prompt).
+    location: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "OwnerPrompt":
@@ -885,7 +935,8 @@ class OwnerPrompt:
                    app_name=str(body.get("appName", body["app"])),
                    level=None if level is None else AccessLevel.lenient(str(level)),
                    usage_description=body.get("usageDescription"), selection=_strings(body.get("selection")),
-                   created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True)
+                   created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True,
+                   location=None if body.get("location") is None else LocationAccess.lenient(str(body["location"])))
 
 
 @dataclass(frozen=True)
@@ -902,6 +953,9 @@ class AppAccess:
     add_only_until: Optional[_dt.datetime] = None
     #: Set when lightbox-auth reset the access because the app left it unused: its last use.
     reset_as_unused_since: Optional[_dt.datetime] = None
+    #: The location the app's library reads deliver, and what it asked for (None: never asked).
+    location: str = LocationAccess.NONE
+    location_requested: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AppAccess":
@@ -912,7 +966,10 @@ class AppAccess:
                    add_only=AuthorizationStatus.lenient(str(body["addOnly"])),
                    selection_count=int(body.get("selectionCount", 0)),
                    read_write_until=until(body.get("readWriteTerm")), add_only_until=until(body.get("addOnlyTerm")),
-                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")))
+                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")),
+                   location=LocationAccess.lenient(str(body.get("location") or "none")),
+                   location_requested=None if body.get("locationRequested") is None
+                   else LocationAccess.lenient(str(body["locationRequested"])))
 
 
 @dataclass(frozen=True)
