@@ -145,6 +145,17 @@ final class ServiceHarness: @unchecked Sendable {
         OwnerSettings(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: timeout))
     }
 
+    /// Full library access for `app`, with `location`, as the owner gives it when the app asks
+    /// for both (its reads then deliver that location).
+    func grantFullAccess(to app: String, location: LocationAccess) async throws {
+        let library = try await library(for: app)
+        let settings = try await settings()
+        async let asked = library.requestAccess(for: .readWrite, location: location)
+        let prompt = try await openPrompt(settings, app: app)
+        try await settings.answer(prompt.prompt, .full, location: location)
+        _ = try await asked
+    }
+
     /// The first open prompt (of an app, when given), waiting for it to appear.
     func openPrompt(_ settings: OwnerSettings, app: String? = nil, kind: OwnerPrompt.Kind? = nil) async throws -> OwnerPrompt {
         for _ in 0..<20 {

@@ -27,7 +27,8 @@ import Testing
         let harness = try await ServiceHarness.start(importFolders: Self.folders)
         defer { harness.stop() }
         let app = try await harness.registerApp("player")
-        try await harness.settings().setAccess(SetAccessRequest(app: "player", readWrite: .full))
+        // With the precise location: the original itself (LocationConsentTests has what comes without).
+        try await harness.grantFullAccess(to: "player", location: .precise)
         let manager = ImageManager(picker: app)
         let hevc = try await harness.asset(named: "hevc.mov")
         let original = ServiceHarness.extraSamples.appendingPathComponent("hevc.mov")
