@@ -182,7 +182,7 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
 
     # Tab cycles inside the dialog, never to the page behind.
     stops = []
-    for _ in range(8):
+    for _ in range(10):  # the sheet's controls, the location choice among them, then the grid
         keys(browser, Keys.TAB)
         assert active(browser, "!!a.closest('#overlay .sheet')"), "focus left the dialog"
         stops.append(active(browser, "a.id || a.className"))
