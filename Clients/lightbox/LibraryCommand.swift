@@ -73,12 +73,14 @@ struct LibraryCommand: AsyncParsableCommand {
         @OptionGroup var services: ServiceOptions
         @Option(help: "The app.") var app: String
         @Option(help: "addOnly or readWrite.") var level: AccessLevel = .readWrite
+        @Option(help: "With readWrite, ask also for where the photos were taken: none, approximate or precise (prints the location given).")
+        var location: LocationAccess?
 
         func run() async throws {
-            let status = try await services.libraryAsApp(app).requestAuthorization(for: level) { prompt in
+            let reply = try await services.libraryAsApp(app).requestAccess(for: level, location: location) { prompt in
                 note("waiting for the owner to answer \(prompt) (lightbox user prompts)")
             }
-            print(status)
+            print(location == nil ? "\(reply.status)" : "\(reply.status)\tlocation: \(reply.location ?? LocationAccess.none)")
         }
     }
 

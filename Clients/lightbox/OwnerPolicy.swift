@@ -15,6 +15,8 @@ struct OwnerPolicy: Codable, Sendable {
     var apps: [String: OwnerPolicy]?
     /// How to answer authorization prompts and the limited-library picker; absent = leave them open.
     var prompts: PromptPolicy?
+    /// The location a chosen pick gives the app when it asks for one (never more than asked); absent: none.
+    var location: LocationAccess?
 
     enum Decision: Equatable { case choose([String]), cancel }
 
@@ -52,6 +54,9 @@ struct PromptPolicy: Codable, Sendable {
     var expand: AssetChoice?
     /// allow or deny an app's request to delete assets (left open when absent).
     var delete: PromptAnswer?
+    /// The location given to prompts that ask for one (with readWrite, or alone, answered allow);
+    /// absent: none, and a location prompt is left open.
+    var location: LocationAccess?
 
     /// The answer and selection for a prompt, or nil to leave it open.
     func answer(_ prompt: OwnerPrompt, catalog: [AssetSummary]) -> (PromptAnswer, [String]?)? {
@@ -65,6 +70,8 @@ struct PromptPolicy: Codable, Sendable {
             return (.done, prompt.selection + expand.resolve(catalog.filter { !current.contains($0.identifier) }))
         case .deleteAssets:
             return delete.map { ($0, nil) }
+        case .location:
+            return location.map { _ in (.allow, nil) }
         }
     }
 }

@@ -6,6 +6,7 @@ import LightboxProtocol
 import LightboxTransport
 
 extension PickerConfiguration.RepresentationMode: ExpressibleByArgument {}
+extension LocationAccess: ExpressibleByArgument {}
 
 struct PickCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -28,13 +29,15 @@ struct PickCommand: AsyncParsableCommand {
     @Option(help: "Selection limit: the most pixels on the longer side (4096).") var maxPixels: Int?
     @Option(help: "Selection limit: the longest video, in seconds.") var maxDuration: Double?
     @Option(help: "Selection limit: the kinds that may be chosen, image, video or image,video.") var mediaTypes: String?
+    @Option(help: "Ask for where the items were taken: none, approximate (about 10 km) or precise; the owner decides.")
+    var location: LocationAccess = .none
     @Option(help: "Seconds to wait for the owner.") var pickTimeout = 600
     @Flag(help: "Print the results as JSON.") var json = false
 
     func run() async throws {
         var configuration = PickerConfiguration(selectionLimit: limit, selection: ordered ? .ordered : .default,
                                                 preferredAssetRepresentationMode: representation, photoLibrary: photoLibrary,
-                                                stripMetadata: strip)
+                                                stripMetadata: strip, location: location)
         if let filter { configuration.filter = try PickerFilter(parsing: filter) }
         let limits = SelectionLimits(maxFileSize: maxFileSize, minPixels: minPixels, maxPixels: maxPixels, maxDuration: maxDuration,
                                      mediaTypes: try mediaTypes.map(Self.parseMediaTypes))

@@ -55,9 +55,11 @@ struct UserCommand: AsyncParsableCommand {
         @Argument(help: "Asset identifiers from `lightbox user assets`.") var assets: [String]
         @Option(help: "Remove metadata from what the app gets: location or all (at least what the app asked).")
         var strip: MetadataStripping?
+        @Option(help: "Where the items were taken, when the app asks: none, approximate or precise (never more than it asks; default none).")
+        var location: LocationAccess?
 
         func run() async throws {
-            let delivered = try await services.pickerAsOwner().choose(assets, for: pick, stripMetadata: strip)
+            let delivered = try await services.pickerAsOwner().choose(assets, for: pick, stripMetadata: strip, location: location)
             print("delivered \(delivered) item(s) to the app")
         }
     }
@@ -116,10 +118,12 @@ struct UserCommand: AsyncParsableCommand {
         @Option(name: .customLong("for"), help: ArgumentHelp("How long the access given lasts (1h, 1d, 7d…); without, until changed.", valueName: "span"))
         var term: TimeSpan?
         @Flag(help: "When the --for term ends, deny instead of letting the app ask again.") var thenDeny = false
+        @Option(help: "Where photos were taken, with library reads: none, approximate or precise (at most what the app asked).")
+        var location: LocationAccess?
 
         func validate() throws {
-            guard reset || readWrite != nil || addOnly != nil || !select.isEmpty || !albums.isEmpty else {
-                throw ValidationError("Give --read-write, --add-only, --select, --albums or --reset.")
+            guard reset || readWrite != nil || addOnly != nil || !select.isEmpty || !albums.isEmpty || location != nil else {
+                throw ValidationError("Give --read-write, --add-only, --select, --albums, --location or --reset.")
             }
             if let term, term.duration == .zero { throw ValidationError("--for takes a span such as 1h or 7d; leave it out for until changed.") }
             if thenDeny, term == nil { throw ValidationError("--then-deny needs --for.") }
@@ -129,12 +133,12 @@ struct UserCommand: AsyncParsableCommand {
             let end = term.map { GrantTerm(until: Date().addingTimeInterval(TimeInterval($0.duration.components.seconds)),
                                            then: thenDeny ? .deny : nil) }
             let request = SetAccessRequest(app: app, readWrite: readWrite, addOnly: addOnly, selection: select.isEmpty ? nil : select,
-                                           reset: reset ? true : nil, term: end, albums: albums.isEmpty ? nil : albums)
+                                           reset: reset ? true : nil, term: end, albums: albums.isEmpty ? nil : albums, location: location)
             let result = try await services.settingsAsOwner().setAccess(request)
             let access = result.access
             let until = [access.readWriteTerm, access.addOnlyTerm].compactMap { $0?.until }.min().map { "\tuntil \($0.formatted(.iso8601))" } ?? ""
             let followed = access.albums.map { "\talbums: \($0.joined(separator: " "))" } ?? ""
-            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\(followed)\tchange \(result.token)\(until)")
+            print("\(access.app)\treadWrite: \(access.readWrite)\taddOnly: \(access.addOnly)\tselection: \(access.selectionCount)\(followed)\tlocation: \(access.location ?? LocationAccess.none)\tchange \(result.token)\(until)")
         }
     }
 
@@ -150,11 +154,14 @@ struct UserCommand: AsyncParsableCommand {
                 switch prompt.kind {
                 case .authorization:
                     let choices = prompt.level == .addOnly ? "allow | deny" : "full | limited --select IDs… | deny"
-                    print("\(prompt.prompt)\t\(prompt.appName) asks for \(prompt.level?.rawValue ?? "?") access: \"\(prompt.usageDescription ?? "")\"\tanswer: \(choices)")
+                    let location = prompt.location.map { " and where your photos were taken (\($0); answer with --location)" } ?? ""
+                    print("\(prompt.prompt)\t\(prompt.appName) asks for \(prompt.level?.rawValue ?? "?") access\(location): \"\(prompt.usageDescription ?? "")\"\tanswer: \(choices)")
                 case .limitedLibrary:
                     print("\(prompt.prompt)\t\(prompt.appName) may see \(prompt.selection.count) asset(s); edit with: answer \(prompt.prompt) done --select IDs…")
                 case .deleteAssets:
                     print("\(prompt.prompt)\t\(prompt.appName) asks to delete \(prompt.selection.count) asset(s): \(prompt.selection.joined(separator: " "))\tanswer: allow | deny")
+                case .location:
+                    print("\(prompt.prompt)\t\(prompt.appName) asks for where your photos were taken (\(prompt.location ?? LocationAccess.none))\tanswer: allow --location none|approximate|precise | deny")
                 }
             }
         }
@@ -169,9 +176,12 @@ struct UserCommand: AsyncParsableCommand {
         @Option(parsing: .upToNextOption, help: "With limited or done: every album the selection follows (ids from `user albums`).")
         var albums: [String] = []
 
+        @Option(help: "With a grant, to a prompt that asks for where photos were taken: none, approximate or precise (default none).")
+        var location: LocationAccess?
+
         func run() async throws {
             try await services.settingsAsOwner().answer(prompt, answer, selection: select.isEmpty ? nil : select,
-                                                        albums: albums.isEmpty ? nil : albums)
+                                                        albums: albums.isEmpty ? nil : albums, location: location)
             print("answered \(prompt): \(answer)")
         }
     }
@@ -300,7 +310,7 @@ struct UserCommand: AsyncParsableCommand {
                             try await owner.cancel(pick.pick)
                             print("cancelled \(pick.pick) for \(pick.app)")
                         case .choose(let assets):
-                            let delivered = try await owner.choose(assets, for: pick.pick)
+                            let delivered = try await owner.choose(assets, for: pick.pick, location: policy.rule(for: pick.app).location)
                             print("chose \(delivered) for \(pick.pick) (\(pick.app))")
                         }
                     } catch let error as LightboxError where error.code == .notFound {
@@ -330,7 +340,8 @@ struct UserCommand: AsyncParsableCommand {
                         continue
                     }
                     do {
-                        try await settings.answer(prompt.prompt, answer, selection: selection)
+                        try await settings.answer(prompt.prompt, answer, selection: selection,
+                                                  location: policy.rule(for: prompt.app).prompts?.location)
                         print("answered \(prompt.kind) prompt of \(prompt.app): \(answer)\(selection.map { " (\($0.count) selected)" } ?? "")")
                     } catch let error as LightboxError where error.code == .notFound {
                         continue

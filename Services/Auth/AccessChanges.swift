@@ -20,4 +20,11 @@ struct AccessChanges: Sendable {
         // In force on the picker before whoever made the change is answered.
         await followers.announce(Set(changes.map(\.app)))
     }
+
+    /// A change of the location `app` receives: no status changed, so watchers hear nothing, but
+    /// the picker drops the app's decisions before whoever made it is answered.
+    func announceLocation(of app: String) async {
+        logger.info("location changed", metadata: ["app": "\(app)"])
+        await followers.announce([app])
+    }
 }

@@ -77,3 +77,27 @@ enum AccessPolicy {
         }
     }
 }
+
+// MARK: - Location with library access
+
+extension AccessPolicy {
+    /// The location an app's library reads deliver: what the owner gave, while the app may read
+    /// the library at all (a grant that ended or was reset takes its location with it).
+    static func location(granted: LocationAccess, readWrite: AuthorizationStatus) -> LocationAccess {
+        readWrite == .authorized || readWrite == .limited ? granted : .none
+    }
+
+    /// Whether asking for `asked` with library access that is already decided prompts the owner
+    /// about the location alone: only for more than the app asked before (each request asked
+    /// once, like the levels), and only while it has read access to give it with. (While readWrite
+    /// is notDetermined, its own prompt asks both.)
+    static func promptsForLocation(asked: LocationAccess, requested: LocationAccess?, readWrite: AuthorizationStatus) -> Bool {
+        asked > (requested ?? LocationAccess.none) && (readWrite == .authorized || readWrite == .limited)
+    }
+
+    /// What the owner's answer to a prompt that asked for `asked` gives: the owner's choice, never
+    /// more than asked; a denial, or an answer that names none, gives none.
+    static func location(answering answer: PromptAnswer, asked: LocationAccess, chosen: LocationAccess?) -> LocationAccess {
+        answer == .deny ? .none : LocationAccess.granted(asked: asked, chosen: chosen)
+    }
+}

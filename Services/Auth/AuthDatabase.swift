@@ -108,6 +108,16 @@ enum AuthDatabase {
                 t.add(column: "removedAlbums", .text)
             }
         }
+        migrator.registerMigration("v9 location by consent") { db in
+            // Per app, beside its statuses: the location it last asked for with library access
+            // (what a prompt asked; null: never asked) and the one the owner gave.
+            try db.create(table: "locationAccess") { t in
+                t.primaryKey("app", .text)
+                t.column("requested", .text)
+                t.column("granted", .text).notNull()
+                t.column("updatedAt", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -8,6 +8,8 @@ import Metrics
 actor PromptCenter {
     enum Outcome: Sendable {
         case status(AuthorizationStatus)
+        /// An authorization or location prompt's answer: the status and the location the app has now.
+        case access(AuthorizationStatus, location: LocationAccess)
         case selection(added: [String], addedAlbums: [String])
         case timedOut
         /// Withdrawn without an answer (the service is stopping); the sentence says why.
@@ -43,16 +45,19 @@ actor PromptCenter {
     /// The open prompt for this app and question, or a new one. `then` is called once with its
     /// outcome (registered in the same step, so no answer can slip in before it).
     func open(kind: OwnerPrompt.Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-              selection: [String], albums: [String] = [], onLaunch: Bool = false,
+              selection: [String], albums: [String] = [], onLaunch: Bool = false, location: LocationAccess? = nil,
               then callback: (@Sendable (Outcome) -> Void)? = nil) async -> OwnerPrompt {
         // A second delete request is its own question (other assets), never joined to an open one.
         if kind != .deleteAssets, let existing = pending.first(where: { $0.value.prompt.app == app && $0.value.prompt.kind == kind && $0.value.prompt.level == level }) {
             if let callback { pending[existing.key]?.callbacks.append(callback) }
-            return existing.value.prompt
+            // A request joining an open prompt may ask for more location than the first.
+            if let location, location > (existing.value.prompt.location ?? LocationAccess.none) { pending[existing.key]?.prompt.location = location }
+            return pending[existing.key]?.prompt ?? existing.value.prompt
         }
         let prompt = OwnerPrompt(prompt: "prompt-" + SecureRandom.token(bytes: 9), kind: kind, app: app, appName: appName,
                                  level: level, usageDescription: usageDescription, selection: selection, createdAt: Date(),
-                                 onLaunch: onLaunch ? true : nil, albums: albums.isEmpty ? nil : albums)
+                                 onLaunch: onLaunch ? true : nil, albums: albums.isEmpty ? nil : albums,
+                                 location: location.flatMap { $0 == .none ? nil : $0 })
         pending[prompt.prompt] = Pending(prompt: prompt, callbacks: callback.map { [$0] } ?? [])
         for watcher in ownerWatchers.values { watcher.resume() }
         ownerWatchers.removeAll()

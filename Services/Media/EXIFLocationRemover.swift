@@ -26,6 +26,17 @@ enum EXIFLocationRemover {
         return result
     }
 
+    /// The block as `removal` leaves it: its location approximated (`EXIFLocationApproximator`, at
+    /// most `maximumSize` bytes long; where that cannot be done, the location removed) or removed.
+    /// Nil when the caller must drop the block (see `removingLocation`).
+    static func location(removedFrom block: Data, _ removal: MetadataRemoval, maximumSize: Int = .max) -> Data? {
+        if removal == .approximateLocation,
+           let approximated = EXIFLocationApproximator.approximatingLocation(in: block), approximated.count <= maximumSize {
+            return approximated
+        }
+        return removingLocation(from: block)
+    }
+
     /// Whether libexif finds any GPS entry in the block (a second opinion on the edit above).
     static func containsGPS(_ block: Data) -> Bool {
         let framed = block.starts(with: EXIFReader.blockHeader) ? block : EXIFReader.blockHeader + block
@@ -42,7 +53,7 @@ enum EXIFLocationRemover {
 }
 
 /// A TIFF structure as bytes, read and patched in its own byte order.
-private struct TIFFBytes {
+struct TIFFBytes {
     var bytes: [UInt8]
     let littleEndian: Bool
 

@@ -14,7 +14,7 @@ import LightboxProtocol
 enum GIFMetadataStripper {
     static let displayApplications: Set<String> = ["NETSCAPE2.0", "ANIMEXTS1.0", "ICCRGBG1012"]
 
-    static func strip(_ what: MetadataStripping, _ bytes: Data, name: String) throws(MediaError) -> Data {
+    static func strip(_ what: MetadataRemoval, _ bytes: Data, name: String) throws(MediaError) -> Data {
         let structure = try GIFStructure(bytes, name: name)
         var output = bytes.subdata(in: structure.header)
         var endsComplete = true
@@ -26,7 +26,7 @@ enum GIFMetadataStripper {
         return output
     }
 
-    static func keeps(_ block: GIFStructure.Block, _ what: MetadataStripping) -> Bool {
+    static func keeps(_ block: GIFStructure.Block, _ what: MetadataRemoval) -> Bool {
         switch block.kind {
         case .image: return true
         case .extension(let label, let application):

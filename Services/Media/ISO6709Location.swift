@@ -21,6 +21,11 @@ extension GeoLocation {
         self.init(latitude: latitude * numbers[0].sign, longitude: longitude * numbers[1].sign, altitude: altitude)
     }
 
+    /// The point as ISO 6709 text without altitude, four decimals: `+48.9000+002.3000/`.
+    public var iso6709: String {
+        String(format: "%+08.4f%+09.4f/", latitude, longitude)
+    }
+
     /// The integer part's length tells the form: degrees only, degrees+minutes, or
     /// degrees+minutes+seconds (`degreeDigits` is 2 for latitude, 3 for longitude).
     private static func degrees(_ digits: Substring, degreeDigits: Int) -> Double? {

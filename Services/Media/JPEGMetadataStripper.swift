@@ -20,7 +20,7 @@ enum JPEGMetadataStripper {
     static let iccSignature = Data("ICC_PROFILE\0".utf8)
     static let mpfSignature = Data("MPF\0".utf8)
 
-    static func strip(_ what: MetadataStripping, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
+    static func strip(_ what: MetadataRemoval, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
         let input = [UInt8](bytes)
         guard input.count >= 4, input[0] == 0xFF, input[1] == 0xD8 else {
             throw MediaError(.malformed, "\(name) does not start like a JPEG")
@@ -96,12 +96,12 @@ enum JPEGMetadataStripper {
         return Data(output)
     }
 
-    static func decide(_ marker: UInt8, _ payload: Data, _ what: MetadataStripping, orientation: Int?) -> StripDecision {
+    static func decide(_ marker: UInt8, _ payload: Data, _ what: MetadataRemoval, orientation: Int?) -> StripDecision {
         let all = what == .all
         switch marker {
         case 0xE1:
             guard !all, payload.starts(with: EXIFReader.blockHeader) else { return .drop }  // XMP and anything else in APP1
-            guard let cleaned = EXIFLocationRemover.removingLocation(from: payload) else {
+            guard let cleaned = EXIFLocationRemover.location(removedFrom: payload, what, maximumSize: 65533) else {
                 // EXIF that cannot be followed goes whole, but for the orientation.
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace(EXIFReader.blockHeader + $0) } ?? .drop
             }

@@ -25,7 +25,7 @@ public enum MediaFuzzEntry {
             return EXIFReader.tags(inBlock: input) != EXIFTags()
         case .strip:
             guard let selector = input.first else { return false }
-            let what: MetadataStripping = selector & 1 == 0 ? .location : .all
+            let what: MetadataRemoval = [.location, .all, .approximateLocation][Int(selector) % 3]
             let source = scratch.appendingPathComponent("strip-input")
             let destination = scratch.appendingPathComponent("strip-output")
             defer {

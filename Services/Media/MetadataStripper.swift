@@ -12,6 +12,9 @@ import LightboxProtocol
 /// - `.all` removes EXIF, XMP, IPTC, comments and text chunks. ICC profiles stay, and so does the
 ///   orientation: an image not stored upright keeps an EXIF block with that one tag, so it shows
 ///   the same without its pixels being turned.
+/// - `.approximateLocation` (`strip(removing:…)`) is `.location` with EXIF's GPS IFD replaced by
+///   one holding the position on the approximate grid (`EXIFLocationApproximator`); a GIF, which
+///   has no EXIF, loses its location as for `.location`.
 /// - `.none` copies the file as it is.
 ///
 /// HEIC is refused with `unsupportedFormat`: its metadata lives in boxes whose offsets the image
@@ -25,10 +28,15 @@ import LightboxProtocol
 public enum MetadataStripper {
     /// Throws only `MediaError` (untyped for the reason given on `MetadataReader.read(fileAt:)`).
     public static func strip(_ what: MetadataStripping, from url: URL, to destination: URL) throws {
+        try stripTyped(MetadataRemoval(what), from: url, to: destination)
+    }
+
+    /// As `strip(_:from:to:)`, for any removal (an approximate location included).
+    public static func strip(removing what: MetadataRemoval, from url: URL, to destination: URL) throws {
         try stripTyped(what, from: url, to: destination)
     }
 
-    static func stripTyped(_ what: MetadataStripping, from url: URL, to destination: URL) throws(MediaError) {
+    static func stripTyped(_ what: MetadataRemoval, from url: URL, to destination: URL) throws(MediaError) {
         let name = url.lastPathComponent
         let original = try MetadataReader.read(FileBytes(url))
         let bytes: Data
@@ -60,7 +68,7 @@ public enum MetadataStripper {
     }
 
     /// Reads the copy back: the same image, and none of what was to go.
-    static func verify(_ copy: URL, against original: MediaMetadata, _ what: MetadataStripping, name: String) throws(MediaError) {
+    static func verify(_ copy: URL, against original: MediaMetadata, _ what: MetadataRemoval, name: String) throws(MediaError) {
         let result: MediaMetadata
         do throws(MediaError) {
             result = try MetadataReader.read(FileBytes(copy))
@@ -73,7 +81,9 @@ public enum MetadataStripper {
         }
         var leftovers: [String] = []
         if what != .none {
-            if result.location != nil { leftovers.append("its location") }
+            if let location = result.location, !MetadataRemoval.isApproximation(location, of: original.location, what) {
+                leftovers.append("its location")
+            }
             if result.hasXMP { leftovers.append("XMP") }
         }
         if what == .all, result.cameraMake != nil || result.cameraModel != nil || result.dateTimeOriginal != nil || result.creationDate != nil {

@@ -9,6 +9,10 @@ import LightboxProtocol
 /// metadata is dropped (`-map_metadata -1`) and only what is kept is written back:
 ///
 /// - `.location` keeps the creation date, make and model; `.all` keeps none of them.
+/// - `.approximateLocation` keeps what `.location` keeps and writes the position on the
+///   approximate grid back, without altitude, as Apple's `com.apple.quicktime.location.ISO6709`
+///   key (`mdta`; ffmpeg's plain `location` would become a 3GPP `loci` box in an MP4, which always
+///   carries an altitude).
 /// - Both keep the display matrix (rotation), which is stream side data and not metadata, so the
 ///   movie still shows upright; and the video and audio tracks. Subtitle, timecode and timed
 ///   metadata tracks (which can carry locations of their own) are dropped.
@@ -18,6 +22,12 @@ import LightboxProtocol
 public enum MovieMetadataStripper {
     /// The headers are read (before and after) and a plain copy made on `blocking`. Throws only `MediaError`.
     public static func strip(_ what: MetadataStripping, from url: URL, to destination: URL,
+                             blocking: any BlockingRunner = DedicatedThread()) async throws {
+        try await strip(removing: MetadataRemoval(what), from: url, to: destination, blocking: blocking)
+    }
+
+    /// As `strip(_:from:to:blocking:)`, for any removal (an approximate location included).
+    public static func strip(removing what: MetadataRemoval, from url: URL, to destination: URL,
                              blocking: any BlockingRunner = DedicatedThread()) async throws {
         let name = url.lastPathComponent
         let original = try await blocking.run { try MetadataReader.read(fileAt: url) }
@@ -36,12 +46,17 @@ public enum MovieMetadataStripper {
         }
         var arguments = ["-nostdin", "-hide_banner", "-loglevel", "error", "-i", url.path,
                          "-map", "0:v", "-map", "0:a?", "-c", "copy", "-map_metadata", "-1", "-map_chapters", "-1"]
-        if what == .location {
+        if what == .location || what == .approximateLocation {
             if let created = original.creationDate {
                 arguments += ["-metadata", "creation_time=\(ISO8601DateFormatter().string(from: created))"]
             }
             if let make = original.cameraMake { arguments += ["-metadata", "make=\(make)"] }
             if let model = original.cameraModel { arguments += ["-metadata", "model=\(model)"] }
+            if what == .approximateLocation, let location = original.location,
+               let approximate = GeoLocation(latitude: LocationAccess.approximate(location.latitude),
+                                             longitude: LocationAccess.approximate(location.longitude)) {
+                arguments += ["-movflags", "use_metadata_tags", "-metadata", "com.apple.quicktime.location.ISO6709=\(approximate.iso6709)"]
+            }
         } else {
             // Without this, ffmpeg writes its own name and version as the encoder.
             arguments += ["-fflags", "+bitexact"]
@@ -58,7 +73,7 @@ public enum MovieMetadataStripper {
         }
     }
 
-    static func verify(_ copy: URL, against original: MediaMetadata, _ what: MetadataStripping, name: String) throws(MediaError) {
+    static func verify(_ copy: URL, against original: MediaMetadata, _ what: MetadataRemoval, name: String) throws(MediaError) {
         let result: MediaMetadata
         do throws(MediaError) {
             result = try MetadataReader.read(FileBytes(copy))
@@ -73,7 +88,9 @@ public enum MovieMetadataStripper {
             throw MediaError(.malformed, "Removing metadata from \(name) changed its length; the copy was not kept")
         }
         var leftovers: [String] = []
-        if result.location != nil { leftovers.append("its location") }
+        if let location = result.location, !MetadataRemoval.isApproximation(location, of: original.location, what) {
+            leftovers.append("its location")
+        }
         if what == .all, result.cameraMake != nil || result.cameraModel != nil || result.creationDate != nil {
             leftovers.append("its camera and date")
         }

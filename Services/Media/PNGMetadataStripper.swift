@@ -20,7 +20,7 @@ enum PNGMetadataStripper {
                                              "pHYs", "cICP", "mDCv", "cLLi", "acTL", "fcTL", "fdAT", "IDAT", "IHDR", "IEND"]
     static let textChunks: Set<String> = ["tEXt", "zTXt", "iTXt"]
 
-    static func strip(_ what: MetadataStripping, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
+    static func strip(_ what: MetadataRemoval, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
         let input = [UInt8](bytes)
         guard input.starts(with: signature) else { throw MediaError(.malformed, "\(name) does not start like a PNG") }
         var output = signature
@@ -46,14 +46,14 @@ enum PNGMetadataStripper {
         return Data(output)
     }
 
-    static func decide(_ type: String, _ data: Data, _ what: MetadataStripping, orientation: Int?) -> StripDecision {
+    static func decide(_ type: String, _ data: Data, _ what: MetadataRemoval, orientation: Int?) -> StripDecision {
         if displayChunks.contains(type) { return .keep }
         switch type {
         case "eXIf":
             if what == .all {
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace($0) } ?? .drop
             }
-            guard let cleaned = EXIFLocationRemover.removingLocation(from: data) else {
+            guard let cleaned = EXIFLocationRemover.location(removedFrom: data, what) else {
                 // EXIF that cannot be followed goes whole, but for the orientation.
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace($0) } ?? .drop
             }

@@ -16,7 +16,7 @@ enum WebPMetadataStripper {
     static let exifFlag: UInt8 = 0x08
     static let xmpFlag: UInt8 = 0x04
 
-    static func strip(_ what: MetadataStripping, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
+    static func strip(_ what: MetadataRemoval, _ bytes: Data, orientation: Int?, name: String) throws(MediaError) -> Data {
         let input = [UInt8](bytes)
         guard input.count >= 20, input.starts(with: Array("RIFF".utf8)), input[8..<12].elementsEqual("WEBP".utf8) else {
             throw MediaError(.malformed, "\(name) does not start like a WebP file")
@@ -58,13 +58,13 @@ enum WebPMetadataStripper {
         return Data(Array("RIFF".utf8) + littleEndian(UInt32(body.count)) + body)
     }
 
-    static func decide(_ fourCC: String, _ data: Data, _ what: MetadataStripping, orientation: Int?) -> StripDecision {
+    static func decide(_ fourCC: String, _ data: Data, _ what: MetadataRemoval, orientation: Int?) -> StripDecision {
         switch fourCC {
         case "EXIF":
             if what == .all {
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace($0) } ?? .drop
             }
-            guard let cleaned = EXIFLocationRemover.removingLocation(from: data) else {
+            guard let cleaned = EXIFLocationRemover.location(removedFrom: data, what) else {
                 // EXIF that cannot be followed goes whole, but for the orientation.
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace($0) } ?? .drop
             }

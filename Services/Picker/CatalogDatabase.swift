@@ -213,6 +213,11 @@ enum CatalogDatabase {
             // an album's members are never copied per app.
             try db.execute(sql: "CREATE TABLE appSelectionAlbum (app TEXT NOT NULL, album TEXT NOT NULL, PRIMARY KEY (app, album)) WITHOUT ROWID")
         }
+        migrator.registerMigration("v15 location only by consent") { db in
+            // Tokens issued before apps asked for location delivered it; from now on none has it
+            // without the owner's consent, so theirs deliver none either (`MetadataRemoval.location`).
+            try db.execute(sql: "UPDATE providerToken SET strip = 'location' WHERE strip = 'none'")
+        }
         return migrator
     }
 }

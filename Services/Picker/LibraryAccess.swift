@@ -1,6 +1,7 @@
 import Foundation
 import LightboxProtocol
 import LightboxTransport
+import Media
 
 /// How a library operation learns what lightbox-auth decided for the calling app: the decision
 /// (cached while the picker follows auth, and audited), and from it the app's `LibraryView`.
@@ -41,10 +42,18 @@ struct LibraryAccess: Sendable {
 
     /// An asset the app may see through its library access; anything else reads as not found.
     func visibleAsset(_ identifier: String, app: AppID, context: RequestContext) async throws -> AssetRecord {
-        guard try await view(.read, for: app, on: context, assetCount: 1).canSee(identifier),
+        try await visible(identifier, app: app, context: context).asset
+    }
+
+    /// An asset the app may see through its library access, and what every delivery of it to the
+    /// app removes: its location, unless the owner gave the app its location (auth's read decision
+    /// says which); anything else reads as not found.
+    func visible(_ identifier: String, app: AppID, context: RequestContext) async throws -> (asset: AssetRecord, removal: MetadataRemoval) {
+        let decision = try await decide(.read, for: app, on: context, assetCount: 1)
+        guard try await LibraryView(app: app.rawValue, decision: decision, selections: decisions.selections).canSee(identifier),
               let asset = try await catalog.asset(identifier) else {
             throw LightboxError(.notFound, "No asset \(identifier) is visible to this app.")
         }
-        return asset
+        return (asset, MetadataRemoval(stripping: .none, location: decision.location ?? LocationAccess.none))
     }
 }

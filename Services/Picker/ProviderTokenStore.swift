@@ -3,6 +3,7 @@ import GRDB
 import LightboxProtocol
 import LightboxStorage
 import LightboxTransport
+import Media
 import Synchronization
 
 /// Item-provider tokens: 256 random bits handed to the app once, stored only as their SHA-256,
@@ -17,11 +18,12 @@ struct ProviderTokenStore: Sendable {
         var expiresAt: Date
     }
 
-    /// What a token grants: an asset, as these types, with this metadata removed.
+    /// What a token grants: an asset, as these types, with this metadata removed (its location
+    /// too, or approximated, unless the owner gave the app the precise one).
     struct Capability: Sendable {
         var asset: String
         var types: [UTType]
-        var stripping: MetadataStripping
+        var removal: MetadataRemoval
     }
 
     /// One asset's token in what a pick issues: the asset and the types it registers.
@@ -30,20 +32,20 @@ struct ProviderTokenStore: Sendable {
         var types: [UTType]
     }
 
-    func issue(app: String, asset: String, pick: String, types: [UTType] = [], stripping: MetadataStripping = .none,
+    func issue(app: String, asset: String, pick: String, types: [UTType] = [], removal: MetadataRemoval = .location,
                now: Date = Date()) async throws -> Grant {
-        try await issue(app: app, pick: pick, [Request(asset: asset, types: types)], stripping: stripping, now: now)[0]
+        try await issue(app: app, pick: pick, [Request(asset: asset, types: types)], removal: removal, now: now)[0]
     }
 
     /// A token for each request, in their order, all in one transaction: all are stored or none is
     /// (an asset removed meanwhile fails the whole pick's answer, not half of it).
-    func issue(app: String, pick: String, _ requests: [Request], stripping: MetadataStripping = .none,
+    func issue(app: String, pick: String, _ requests: [Request], removal: MetadataRemoval = .location,
                now: Date = Date()) async throws -> [Grant] {
         let expiresAt = now.addingTimeInterval(Double(lifetime.components.seconds))
         let tokens = requests.map { _ in "lbt_" + SecureRandom.token(bytes: 32) }
         let records = zip(tokens, requests).map { token, request in
             TokenRecord(tokenHash: Self.hash(token), app: app, asset: request.asset, pick: pick, issuedAt: now,
-                        expiresAt: expiresAt, revokedAt: nil, types: Self.json(request.types), strip: stripping.rawValue)
+                        expiresAt: expiresAt, revokedAt: nil, types: Self.json(request.types), strip: removal.rawValue)
         }
         try await database.write { db in
             for record in records { try record.insert(db) }
@@ -85,7 +87,7 @@ struct ProviderTokenStore: Sendable {
                 outcome = .failure(LightboxError(.tokenExpired, "This item provider expired at \(record.expiresAt.formatted(.iso8601)); ask for a new pick."))
             } else {
                 outcome = .success((Capability(asset: record.asset, types: Self.types(record.types),
-                                               stripping: MetadataStripping(rawValue: record.strip) ?? .all), companionValue))
+                                               removal: MetadataRemoval(rawValue: record.strip) ?? .all), companionValue))
             }
         } else {
             // A token of another app reads exactly like a made-up one: nothing about it is revealed.
@@ -156,6 +158,8 @@ struct TokenRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
     var revokedAt: Date?
     /// JSON array of the registered type identifiers.
     var types: String
+    /// What a delivery removes: a `MetadataRemoval` raw value (tokens issued before location
+    /// consent read `none` as `location`, see the catalog's migrations).
     var strip: String
 }
 

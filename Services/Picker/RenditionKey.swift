@@ -15,14 +15,15 @@ struct RenditionKey: Hashable, Sendable {
         case movie(VideoDerivative)
         /// A JPEG of a still stored in another format.
         case compatibleJPEG
-        /// A copy of `source` without what `stripping` removes, named with the delivered type's extension.
-        case stripped(Source, MetadataStripping, fileExtension: String)
+        /// A copy of `source` without what `removal` removes (its location approximated, for
+        /// `.approximateLocation`), named with the delivered type's extension.
+        case stripped(Source, MetadataRemoval, fileExtension: String)
     }
 
-    /// What a stripped copy is made from: the original, or its compatible version (`movie(.compatible)`,
-    /// `compatibleJPEG`).
+    /// What a stripped copy is made from: the original, its compatible version (`movie(.compatible)`,
+    /// `compatibleJPEG`), or a movie's fast or medium version (`movie(.fast)`, `movie(.medium)`).
     enum Source: String, Sendable {
-        case original, compatible
+        case original, compatible, fast, medium
     }
 
     /// The side and quality of the owner's thumbnails (the one made at import included).
@@ -54,7 +55,8 @@ extension RenditionKey.Kind {
         case .movie(.medium): "video-720p.mp4"
         case .movie(.compatible): "video-compatible.mp4"
         case .compatibleJPEG: "compatible.jpg"
-        case let .stripped(source, stripping, fileExtension): "\(source.rawValue).no-\(stripping.rawValue).\(fileExtension)"
+        case let .stripped(source, .approximateLocation, fileExtension): "\(source.rawValue).approximate-location.\(fileExtension)"
+        case let .stripped(source, removal, fileExtension): "\(source.rawValue).no-\(removal.rawValue).\(fileExtension)"
         }
     }
 }

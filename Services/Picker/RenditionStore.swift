@@ -171,28 +171,30 @@ final class RenditionStore: Sendable {
     }
 
     /// Runs `use` with the file holding the asset (with its original local) as `representation`,
-    /// without the metadata `stripping` removes: the original, its compatible version (an H.264
-    /// movie, a JPEG), or a copy of either without the metadata. Derived stills stay on disk while
-    /// `use` runs. Transcoding a movie reports `progress`.
+    /// without the metadata `removal` removes (`Representations.removal(_:for:)` decides what is
+    /// left to remove): the original, its compatible version (an H.264 movie, a JPEG), or a copy of
+    /// either without the metadata. Derived stills stay on disk while `use` runs. Transcoding a
+    /// movie reports `progress`.
     func withDeliverableFile<Result: Sendable>(
-        for asset: AssetRecord, as representation: UTType, stripping: MetadataStripping,
+        for asset: AssetRecord, as representation: UTType, removing removal: MetadataRemoval,
         progress: @escaping @Sendable (TranscodeProgress) -> Void = { _ in },
         _ use: @escaping @Sendable (URL) async throws -> Result
     ) async throws -> Result {
         let store = catalog.originalStore
         let timeLimit = self.timeLimit
-        // The last step: without the metadata the pick removes, or the file as it is.
+        let removal = Representations.removal(removal, for: asset)
+        // The last step: without the metadata the delivery removes, or the file as it is.
         let strippedStill: @Sendable (RenditionKey.Source) -> String = { source in
             RenditionKey(contentHash: asset.contentHash,
-                         kind: .stripped(source, stripping, fileExtension: representation.preferredFilenameExtension ?? "bin")).fileName
+                         kind: .stripped(source, removal, fileExtension: representation.preferredFilenameExtension ?? "bin")).fileName
         }
         let stripped: @Sendable (URL, RenditionKey.Source) async throws -> Result = { [self] file, source in
-            guard stripping != .none else { return try await use(file) }
+            guard removal != .none else { return try await use(file) }
             if asset.mediaType == .video {
-                return try await use(try await movie(without: stripping, of: asset, from: file, source: source))
+                return try await use(try await movie(without: removal, of: asset, from: file, source: source))
             }
             return try await disk.withFile(named: strippedStill(source)) { destination in
-                try MetadataStripper.strip(stripping, from: file, to: destination)
+                try MetadataStripper.strip(removing: removal, from: file, to: destination)
             } _: { try await use($0) }
         }
         do {
@@ -200,12 +202,12 @@ final class RenditionStore: Sendable {
                 return try await stripped(try await movie(of: asset, .compatible, progress: progress), .compatible)
             }
             guard representation == .jpeg, asset.type != .jpeg else {
-                guard stripping != .none, asset.mediaType != .video else {
+                guard removal != .none, asset.mediaType != .video else {
                     return try await store.withLocalFile(asset.original) { try await stripped($0, .original) }
                 }
                 // A still without metadata: the original is fetched only when the copy must be made.
                 return try await disk.withFile(named: strippedStill(.original), from: asset.original, in: store) { original, destination in
-                    try MetadataStripper.strip(stripping, from: original, to: destination)
+                    try MetadataStripper.strip(removing: removal, from: original, to: destination)
                 } _: { try await use($0) }
             }
             let name = RenditionKey(contentHash: asset.contentHash, kind: .compatibleJPEG).fileName
@@ -219,21 +221,36 @@ final class RenditionStore: Sendable {
 
     /// Whether `withDeliverableFile` would deliver the original itself, unchanged (a load can then
     /// stream it from wherever it is kept, `AssetStreamer.streamOriginal`).
-    static func deliversOriginal(_ asset: AssetRecord, as representation: UTType, stripping: MetadataStripping) -> Bool {
-        stripping == .none && !(representation == .mpeg4Movie && Representations.hasCompatibleMovie(asset))
+    static func deliversOriginal(_ asset: AssetRecord, as representation: UTType, removing removal: MetadataRemoval) -> Bool {
+        Representations.removal(removal, for: asset) == .none && !(representation == .mpeg4Movie && Representations.hasCompatibleMovie(asset))
             && !(representation == .jpeg && asset.type != .jpeg)
     }
 
-    /// `file` (the original or the compatible movie, as `source` says) remuxed without what
-    /// `stripping` removes. Not kept from eviction after this returns, like `movie(of:_:progress:)`.
-    private func movie(without stripping: MetadataStripping, of asset: AssetRecord, from file: URL,
+    /// A movie's fast or medium version (`movie(of:_:progress:)`) without what `removal` removes
+    /// (an app's video request without location consent). Not kept from eviction after this returns.
+    func movie(of asset: AssetRecord, _ derivative: VideoDerivative, removing removal: MetadataRemoval,
+               progress: @escaping @Sendable (TranscodeProgress) -> Void) async throws -> URL {
+        let file = try await movie(of: asset, derivative, progress: progress)
+        let removal = Representations.removal(removal, for: asset)
+        guard removal != .none else { return file }
+        let source: RenditionKey.Source = switch derivative {
+        case .fast: .fast
+        case .medium: .medium
+        case .compatible: .compatible
+        }
+        return try await movie(without: removal, of: asset, from: file, source: source)
+    }
+
+    /// `file` (the original or a version of the movie, as `source` says) remuxed without what
+    /// `removal` removes. Not kept from eviction after this returns, like `movie(of:_:progress:)`.
+    private func movie(without removal: MetadataRemoval, of asset: AssetRecord, from file: URL,
                        source: RenditionKey.Source) async throws -> URL {
         let fileExtension = asset.type == .quickTimeMovie && source == .original ? "mov" : "mp4"
-        let name = RenditionKey(contentHash: asset.contentHash, kind: .stripped(source, stripping, fileExtension: fileExtension)).fileName
+        let name = RenditionKey(contentHash: asset.contentHash, kind: .stripped(source, removal, fileExtension: fileExtension)).fileName
         let pool = self.pool
         do {
             return try await disk.file(named: name) { destination in
-                try await MovieMetadataStripper.strip(stripping, from: file, to: destination, blocking: pool)
+                try await MovieMetadataStripper.strip(removing: removal, from: file, to: destination, blocking: pool)
             }
         } catch let error as MediaError {
             throw error.during(.prepareMovie)

@@ -1,4 +1,5 @@
 import LightboxProtocol
+import Media
 
 /// Which types an item provider registers, following PHPickerConfiguration's
 /// preferredAssetRepresentationMode: `current` gives the original, `compatible` a JPEG in place of
@@ -17,17 +18,17 @@ enum Representations {
     }
 
     static func registeredTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
-                                stripping: MetadataStripping) -> [UTType] {
+                                removing removal: MetadataRemoval) -> [UTType] {
         // A Live Photo registers its bundle type, then the still's types, then its movie (PHPicker's order).
-        guard let movie = asset.pairedType else { return stillTypes(for: asset, mode: mode, stripping: stripping) }
-        return [.livePhoto] + stillTypes(for: asset, mode: mode, stripping: stripping) + [movie]
+        guard let movie = asset.pairedType else { return stillTypes(for: asset, mode: mode, removing: removal) }
+        return [.livePhoto] + stillTypes(for: asset, mode: mode, removing: removal) + [movie]
     }
 
     private static func stillTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
-                                   stripping: MetadataStripping) -> [UTType] {
+                                   removing removal: MetadataRemoval) -> [UTType] {
         let compatible: UTType? = hasCompatibleJPEG(asset) ? .jpeg : hasCompatibleMovie(asset) ? .mpeg4Movie : nil
         // HEIC metadata cannot be removed in place: a stripped HEIC is delivered as JPEG.
-        if stripping != .none, asset.type == .heic { return [.jpeg] }
+        if Self.removal(removal, for: asset) != .none, asset.type == .heic { return [.jpeg] }
         switch mode {
         case .current: return [asset.type]
         case .compatible: return compatible.map { [$0] } ?? [asset.type]
@@ -45,16 +46,10 @@ enum Representations {
         registered.first { $0.conforms(to: requested) }
     }
 
-    /// Image properties as the delivered bytes carry them: without the location or without any
-    /// metadata when the pick asked for that.
-    static func properties(_ properties: [String: JSONValue], stripping: MetadataStripping) -> [String: JSONValue] {
-        switch stripping {
-        case .none:
-            return properties
-        case .location:
-            return properties.filter { $0.key != "{GPS}" }
-        case .all:
-            return properties.filter { !$0.key.hasPrefix("{") || $0.key == "{GIF}" || $0.key == "{WebP}" || $0.key == "{PNG}" }
-        }
+    /// What is left to remove from `asset` of what `removal` asks: a location removed or
+    /// approximated from an asset whose EXIF or QuickTime metadata names no place leaves it as it is
+    /// (so it is delivered as stored, not copied). Stripping everything always applies.
+    static func removal(_ removal: MetadataRemoval, for asset: AssetRecord) -> MetadataRemoval {
+        removal == .all || asset.imageProperties["{GPS}"] != nil ? removal : .none
     }
 }

@@ -172,8 +172,11 @@ final class PortalBackend: Sendable {
         let name = configuration.names.name(of: app) ?? (app.rawValue.isEmpty ? "An app" : app.rawValue)
         do {
             let picker = try await links.picker()
+            // A desktop app cannot say whether it wants the place a photo was taken: the sheet asks
+            // the owner for it (precise at most, none unless the owner chooses more).
             let filed = PortalPickRequest(app: app.rawValue, appName: name,
-                                          configuration: PickerConfiguration(selectionLimit: limit, filter: accepted.pickerFilter))
+                                          configuration: PickerConfiguration(selectionLimit: limit, filter: accepted.pickerFilter,
+                                                                             location: .precise))
             // The owner's pages learn the app's name meanwhile; a pick does not wait for it.
             async let announced: Void = announce(app, name: name)
             let answer = try await waitForOwner(picker.send(.portalPick, filed, timeout: Self.ownerWait), on: picker, app: app,

@@ -189,10 +189,11 @@ enum Pages {
             return """
             <tr data-app="\(id)">
             <td><strong>\(HTML.escape(app.name))</strong><br><code>\(id)</code>
-            <span class="count access-words">\(strings("Photos: {status}", ["status": readWriteWords(app, strings: strings)]))\(termWords(app.readWriteTerm, strings: strings)) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))\(termWords(app.addOnlyTerm, strings: strings))</span>\(albumGrantWords(app, albums: albums, strings: strings))\(app.resetAsUnusedSince.map { "<span class=\"count reset-unused\">\(strings("Reset because unused since {time}", ["time": localTime($0)]))</span>" } ?? "")</td>
+            <span class="count access-words">\(strings("Photos: {status}", ["status": readWriteWords(app, strings: strings)]))\(termWords(app.readWriteTerm, strings: strings)) · \(strings("Add only: {status}", ["status": AuditWording.words(app.addOnly, strings: strings).lowercased()]))\(termWords(app.addOnlyTerm, strings: strings))\(locationSentence(app, strings: strings))</span>\(albumGrantWords(app, albums: albums, strings: strings))\(app.resetAsUnusedSince.map { "<span class=\"count reset-unused\">\(strings("Reset because unused since {time}", ["time": localTime($0)]))</span>" } ?? "")</td>
             <td data-label="\(strings("Photos"))"><select data-setting="readWrite" aria-label="\(HTML.escape(strings("Photos access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("full", "Full Access"), ("limited", "Limited Access"), ("none", "None"), ("restricted", "Restricted")], current: readWrite))</select>
             </td>
             <td data-label="\(strings("Add only"))"><select data-setting="addOnly" aria-label="\(HTML.escape(strings("Add-only access of {app}", ["app": app.name])))">\(options([("notDetermined", "Not asked yet"), ("allow", "Allowed"), ("none", "None"), ("restricted", "Restricted")], current: addOnly))</select></td>
+            <td data-label="\(strings("Location"))">\(locationCell(app, strings: strings))</td>
             <td data-label="\(strings("Access lasts"))"><select data-term aria-label="\(HTML.escape(strings("How long access given to {app} lasts", ["app": app.name])))"></select></td>
             <td class="actions"><button data-app-action="select"\(app.readWrite == .limited ? "" : " disabled")>\(strings("Edit selection"))</button>
             <button data-app-action="reset">\(strings("Reset"))</button> <button data-app-action="revoke">\(strings("Revoke items"))</button>
@@ -205,7 +206,7 @@ enum Pages {
         <p class="hint">\(strings("What each app may see. Picks need no permission; library access is yours to give and take back."))</p>
         \(report?.html(strings: strings) ?? "")
         <h2>\(strings("Access"))</h2>
-        <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th>\(strings("Access lasts"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
+        <table class="apps"><thead><tr><th>\(strings("App"))</th><th>\(strings("Photos"))</th><th>\(strings("Add only"))</th><th>\(strings("Location"))</th><th>\(strings("Access lasts"))</th><th></th></tr></thead><tbody>\(rows)</tbody></table>
         <p id="privacy-status" class="status" role="status"></p>
         """
     }
@@ -228,6 +229,26 @@ enum Pages {
             return "<span class=\"count album-grants\">\(HTML.escape(words))</span>"
         }.joined()
     }
+
+    /// Where an app's photos were taken, as its library reads deliver it: a choice up to what the app
+    /// asked for, or words when it never asked (the owner cannot give what was not asked).
+    static func locationCell(_ app: AppAccess, strings: SurfaceStrings) -> String {
+        let asked = app.locationRequested ?? LocationAccess.none
+        guard asked != .none else { return "<span class=\"count\" data-location-not-asked>\(strings("Not asked"))</span>" }
+        let choices = LocationAccess.allCases.filter { $0 <= asked }.reversed().map { choice in
+            "<option value=\"\(choice.rawValue)\"\(choice == (app.location ?? LocationAccess.none) ? " selected" : "")>\(strings(locationWords[choice]!))</option>"
+        }.joined()
+        return "<select data-setting=\"location\" aria-label=\"\(HTML.escape(strings("Where {app} learns photos were taken", ["app": app.name])))\">\(choices)</select>"
+    }
+
+    /// " · Location: approximate" after the levels' words when the app's reads deliver a location.
+    static func locationSentence(_ app: AppAccess, strings: SurfaceStrings) -> String {
+        guard let location = app.location, location != .none else { return "" }
+        return " · " + strings("Location: {location}", ["location": strings(locationWords[location]!).lowercased()])
+    }
+
+    /// The owner's words for each location an app may receive.
+    static let locationWords: [LocationAccess: String] = [.precise: "Precise", .approximate: "Approximate", .none: "None"]
 
     /// " until <time>" after a level's words when its grant ends; nothing when it lasts until changed.
     static func termWords(_ term: GrantTerm?, strings: SurfaceStrings) -> String {

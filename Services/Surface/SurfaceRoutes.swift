@@ -63,7 +63,8 @@ struct SurfaceRoutes: Sendable {
 
         router.post("/api/picks/choose") { request, _ in
             let body = try await decode(ChooseBody.self, request)
-            let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil)
+            let delivered = try await owner.choose(body.assets, for: body.pick, stripMetadata: body.removeLocation == true ? .location : nil,
+                                                   location: body.location)
             await feed.forget(pick: body.pick)
             return json(ChooseResponse(delivered: delivered))
         }
@@ -75,7 +76,8 @@ struct SurfaceRoutes: Sendable {
         }
         router.post("/api/prompts/answer") { request, _ in
             let body = try await decode(AnswerPromptRequest.self, request)
-            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term, albums: body.albums)
+            try await settings.answer(body.prompt, body.answer, selection: body.selection, term: body.term, albums: body.albums,
+                                      location: body.location)
             return json(Empty())
         }
         router.post("/api/apps/access") { request, _ in json(try await settings.setAccess(try await decode(SetAccessRequest.self, request))) }
@@ -100,6 +102,8 @@ struct SurfaceRoutes: Sendable {
         var pick: String
         var assets: [String]
         var removeLocation: Bool?
+        /// The sheet's answer to the pick's location request.
+        var location: LocationAccess?
     }
 
     struct PendingAnswer: Codable, Sendable {

@@ -17,11 +17,12 @@ public struct OwnerSettings: Sendable {
     }
 
     /// Answers a prompt; with `limited` and `done`, `selection` and `albums` are what the app may see
-    /// (an album's assets now and later).
+    /// (an album's assets now and later); `location` is the location given to a prompt that asks for
+    /// one (none when absent).
     public func answer(_ prompt: String, _ answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil,
-                       albums: [String]? = nil) async throws {
+                       albums: [String]? = nil, location: LocationAccess? = nil) async throws {
         _ = try await auth.request(.answerPrompt, AnswerPromptRequest(prompt: prompt, answer: answer, selection: selection, term: term,
-                                                                      albums: albums),
+                                                                      albums: albums, location: location),
                                    as: Empty.self)
     }
 

@@ -74,10 +74,13 @@ public struct OwnerSurface: Sendable {
         try await picker.request(.assetDetails, AssetRequest(asset: asset), as: AssetDetails.self)
     }
 
-    /// Completes a pick; `stripMetadata` removes location or all metadata from what the app gets.
+    /// Completes a pick; `stripMetadata` removes location or all metadata from what the app gets,
+    /// `location` answers the pick's location request (none when absent; never more than asked).
     @discardableResult
-    public func choose(_ assets: [String], for pick: String, stripMetadata: MetadataStripping? = nil) async throws -> Int {
-        try await picker.request(.choose, ChooseRequest(pick: pick, assets: assets, stripMetadata: stripMetadata), as: ChooseResponse.self).delivered
+    public func choose(_ assets: [String], for pick: String, stripMetadata: MetadataStripping? = nil,
+                       location: LocationAccess? = nil) async throws -> Int {
+        try await picker.request(.choose, ChooseRequest(pick: pick, assets: assets, stripMetadata: stripMetadata, location: location),
+                                 as: ChooseResponse.self).delivered
     }
 
     /// Moves an asset's original to the cloud tier (apps then see it as cloud-only).

@@ -28,14 +28,29 @@ public struct PhotoLibrary: Sendable {
     public func requestAuthorization(
         for level: AccessLevel, timeout: Duration = .seconds(300), onPrompt: @Sendable (String) -> Void = { _ in }
     ) async throws -> AuthorizationStatus {
-        for try await reply in auth.send(.requestAuthorization, AuthorizationRequest(level: level), timeout: timeout) {
+        try await requestAccess(for: level, timeout: timeout, onPrompt: onPrompt).status
+    }
+
+    /// `requestAuthorization(for:)` asking also for where the photos were taken (`location`, with
+    /// readWrite): the owner is asked once per request, with the access prompt or on its own once
+    /// access is granted. The reply's `location` is what the app's reads deliver.
+    public func requestAccess(
+        for level: AccessLevel, location: LocationAccess? = nil, timeout: Duration = .seconds(300),
+        onPrompt: @Sendable (String) -> Void = { _ in }
+    ) async throws -> StatusResponse {
+        for try await reply in auth.send(.requestAuthorization, AuthorizationRequest(level: level, location: location), timeout: timeout) {
             switch reply.status {
             case .event: if let shown = try? reply.body(PromptShown.self) { onPrompt(shown.prompt) }
-            case .ok: return try reply.body(StatusResponse.self).status
+            case .ok: return try reply.body(StatusResponse.self)
             default: continue
             }
         }
         throw LightboxError(.internal, "auth.request ended without a final reply.")
+    }
+
+    /// The location the app's library reads deliver (none, approximate or precise), as the owner gave it.
+    public func locationAccess() async throws -> LocationAccess {
+        try await auth.request(.authorizationStatus, StatusRequest(level: .readWrite), as: StatusResponse.self).location ?? LocationAccess.none
     }
 
     /// `PHPhotoLibrary.presentLimitedLibraryPicker`: the owner edits the selection; returns the

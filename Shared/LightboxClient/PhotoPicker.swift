@@ -51,6 +51,9 @@ public final class PhotoPicker {
     /// What may be delivered beyond `matching` (largest file, fewest and most pixels, longest
     /// video, kinds); the owner sees what does not fit disabled, with the reason. nil: no limits.
     public var selectionLimits: SelectionLimits?
+    /// Where the items were taken, as the app asks for it: none (the default), approximate (about
+    /// 10 km) or precise. The owner chooses what the app gets, never more than it asks.
+    public var location: LocationAccess = .none
     /// The longest wait for the owner's answer; past it the presentation ends with `error`.
     public var timeout: Duration = .seconds(600)
     /// Why the last presentation failed (timeout, connection lost, a refused configuration); nil
@@ -79,7 +82,7 @@ public final class PhotoPicker {
         PickerConfiguration(
             selectionLimit: max(maxSelectionCount ?? 0, 0), filter: matching, selection: selectionBehavior,
             preferredAssetRepresentationMode: preferredItemEncoding, photoLibrary: isBoundToPhotoLibrary,
-            stripMetadata: stripMetadata, limits: selectionLimits)
+            stripMetadata: stripMetadata, limits: selectionLimits, location: location)
     }
 
     /// Presents (or joins the running presentation) and waits for the owner: returns `selection`,

@@ -49,7 +49,7 @@ extension AuditOperation {
     /// count as the app using its access.
     public static let notMadeByApps: [AuditOperation] = [
         .settings, .prompt(.readWrite), .prompt(.addOnly), .deleteConfirmation, .grantEnded(.readWrite), .grantEnded(.addOnly),
-        .resetUnused, .ownerRevert,
+        .resetUnused, .ownerRevert, .locationPrompt, .locationSettings,
     ]
 
     /// A status check at a level, or the legacy one without a level.

@@ -22,9 +22,12 @@ public struct StatusRequest: Codable, Sendable {
 public struct StatusResponse: Codable, Sendable, Hashable {
     public var level: AccessLevel?
     public var status: AuthorizationStatus
-    public init(level: AccessLevel?, status: AuthorizationStatus) {
+    /// With readWrite (and the legacy status): the location the app's library reads deliver.
+    public var location: LocationAccess?
+    public init(level: AccessLevel?, status: AuthorizationStatus, location: LocationAccess? = nil) {
         self.level = level
         self.status = status
+        self.location = location
     }
 }
 
@@ -32,7 +35,13 @@ public struct StatusResponse: Codable, Sendable, Hashable {
 /// comes first when a prompt is raised; the final `ok` is a `StatusResponse`.
 public struct AuthorizationRequest: Codable, Sendable {
     public var level: AccessLevel
-    public init(level: AccessLevel) { self.level = level }
+    /// With readWrite: the location the app asks to receive with its reads (absent: none). The
+    /// owner is asked once per request: with the readWrite prompt, or alone if that was answered.
+    public var location: LocationAccess?
+    public init(level: AccessLevel, location: LocationAccess? = nil) {
+        self.level = level
+        self.location = location
+    }
 }
 
 public struct PromptShown: Codable, Sendable, Hashable {
@@ -108,6 +117,9 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         case authorization, limitedLibrary
         /// An app asks to delete the assets in `selection`; the owner answers allow or deny.
         case deleteAssets
+        /// An app with library access asks for the location `location` with it; the owner answers
+        /// allow with the `location` it gives, or deny.
+        case location
     }
 
     public var prompt: String
@@ -126,8 +138,11 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
     /// The albums the current limited selection follows, preselected in the limited-library picker.
     public var albums: [String]?
 
+    /// The location the app asks for with this prompt (an authorization or a location prompt).
+    public var location: LocationAccess?
+
     public init(prompt: String, kind: Kind, app: String, appName: String, level: AccessLevel?, usageDescription: String?,
-                selection: [String], createdAt: Date, onLaunch: Bool? = nil, albums: [String]? = nil) {
+                selection: [String], createdAt: Date, onLaunch: Bool? = nil, albums: [String]? = nil, location: LocationAccess? = nil) {
         self.prompt = prompt
         self.kind = kind
         self.app = app
@@ -138,6 +153,7 @@ public struct OwnerPrompt: Codable, Sendable, Hashable {
         self.createdAt = createdAt
         self.onLaunch = onLaunch
         self.albums = albums
+        self.location = location
     }
 }
 
@@ -167,12 +183,17 @@ public struct AnswerPromptRequest: Codable, Sendable {
     /// With `limited` and `done`: the albums the selection follows (their assets now and later).
     /// Without: none for `limited`, the current ones for `done`.
     public var albums: [String]?
-    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil, albums: [String]? = nil) {
+    /// With a grant, to a prompt that asks for a location: the location the owner gives (never
+    /// more than asked; absent: none).
+    public var location: LocationAccess?
+
+    public init(prompt: String, answer: PromptAnswer, selection: [String]? = nil, term: GrantTerm? = nil, albums: [String]? = nil, location: LocationAccess? = nil) {
         self.prompt = prompt
         self.answer = answer
         self.selection = selection
         self.term = term
         self.albums = albums
+        self.location = location
     }
 }
 
@@ -194,9 +215,14 @@ public struct AppAccess: Codable, Sendable, Hashable {
     public var resetAsUnusedSince: Date?
     /// The albums a limited selection follows, beside its `selectionCount` assets (absent when none).
     public var albums: [String]?
+    /// The location the owner gave the app with its library access (what its reads deliver while
+    /// it has read access), and what it asked for (absent: never asked).
+    public var location: LocationAccess?
+    public var locationRequested: LocationAccess?
+
     public init(app: String, name: String, readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selectionCount: Int,
                 portal: Bool? = nil, readWriteTerm: GrantTerm? = nil, addOnlyTerm: GrantTerm? = nil, resetAsUnusedSince: Date? = nil,
-                albums: [String]? = nil) {
+                albums: [String]? = nil, location: LocationAccess? = nil, locationRequested: LocationAccess? = nil) {
         self.app = app
         self.name = name
         self.readWrite = readWrite
@@ -207,6 +233,8 @@ public struct AppAccess: Codable, Sendable, Hashable {
         self.addOnlyTerm = addOnlyTerm
         self.resetAsUnusedSince = resetAsUnusedSince
         self.albums = albums
+        self.location = location
+        self.locationRequested = locationRequested
     }
 }
 
@@ -234,8 +262,11 @@ public struct SetAccessRequest: Codable, Sendable {
     /// app sees their assets, those added later too, and loses those taken out.
     public var albums: [String]?
 
+    /// The location the app's library reads deliver: at most what it asked for (`locationRequested`).
+    public var location: LocationAccess?
+
     public init(app: String, readWrite: ReadWrite? = nil, addOnly: AddOnly? = nil, selection: [String]? = nil, reset: Bool? = nil,
-                term: GrantTerm? = nil, albums: [String]? = nil) {
+                term: GrantTerm? = nil, albums: [String]? = nil, location: LocationAccess? = nil) {
         self.app = app
         self.readWrite = readWrite
         self.addOnly = addOnly
@@ -243,6 +274,7 @@ public struct SetAccessRequest: Codable, Sendable {
         self.reset = reset
         self.term = term
         self.albums = albums
+        self.location = location
     }
 }
 
@@ -383,11 +415,14 @@ public struct LibraryDecision: Codable, Sendable, Hashable {
     public var status: AuthorizationStatus
     /// Why not, for the app, when `allowed` is false.
     public var reason: String?
-    public init(allowed: Bool, scope: LibraryScope, status: AuthorizationStatus, reason: String? = nil) {
+    /// For `read`: the location the owner gave the app with its library access (absent: none).
+    public var location: LocationAccess?
+    public init(allowed: Bool, scope: LibraryScope, status: AuthorizationStatus, reason: String? = nil, location: LocationAccess? = nil) {
         self.allowed = allowed
         self.scope = scope
         self.status = status
         self.reason = reason
+        self.location = location
     }
 }
 

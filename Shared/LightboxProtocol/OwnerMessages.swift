@@ -180,10 +180,13 @@ public struct ChooseRequest: Codable, Sendable {
     public var assets: [String]
     /// The owner's choice of metadata to remove (at least what the app's configuration asks).
     public var stripMetadata: MetadataStripping?
-    public init(pick: String, assets: [String], stripMetadata: MetadataStripping? = nil) {
+    /// The owner's answer to the pick's location request (never more than it asked); absent: none.
+    public var location: LocationAccess?
+    public init(pick: String, assets: [String], stripMetadata: MetadataStripping? = nil, location: LocationAccess? = nil) {
         self.pick = pick
         self.assets = assets
         self.stripMetadata = stripMetadata
+        self.location = location
     }
 }
 

@@ -18,11 +18,13 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
     /// What may be delivered beyond the filter (size, pixels, duration, kinds); what does not fit
     /// is shown to the owner disabled, with the reason, and refused at `owner.choose`.
     public var limits: SelectionLimits?
+    /// Where the picked items were taken, as the app asks for it; the owner decides what it gets.
+    public var location: LocationAccess
 
     public init(
         selectionLimit: Int = 1, filter: PickerFilter? = nil, selection: Selection = .default,
         preselectedAssetIdentifiers: [String] = [], preferredAssetRepresentationMode: RepresentationMode = .automatic,
-        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none, limits: SelectionLimits? = nil
+        photoLibrary: Bool = false, stripMetadata: MetadataStripping = .none, limits: SelectionLimits? = nil, location: LocationAccess = .none
     ) {
         self.selectionLimit = selectionLimit
         self.filter = filter
@@ -32,6 +34,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         self.photoLibrary = photoLibrary
         self.stripMetadata = stripMetadata
         self.limits = limits
+        self.location = location
     }
 
     // Every field may be left out and takes PhotoKit's default.
@@ -46,6 +49,7 @@ public struct PickerConfiguration: Codable, Hashable, Sendable {
         photoLibrary = try c.decodeIfPresent(Bool.self, forKey: .photoLibrary) ?? false
         stripMetadata = try c.decodeIfPresent(MetadataStripping.self, forKey: .stripMetadata) ?? .none
         limits = try c.decodeIfPresent(SelectionLimits.self, forKey: .limits)
+        location = try c.decodeIfPresent(LocationAccess.self, forKey: .location) ?? .none
     }
 }
 

@@ -54,7 +54,7 @@ def test_a_pick_with_no_page_open_opens_the_sheet_once(opening_stack):
     stack = opening_stack
     stack.register("opener", "Opener App")
     stack.register("later", "Later App")
-    app = pick_in_background(stack, "opener", selection_limit=1)
+    app = pick_in_background(stack, "opener", selection_limit=1, location="precise")
     [first] = wait_for_calls(stack, 1)
     if app.started_at is not None:
         print(f"\npick filed → open command run: {(time.monotonic() - app.started_at) * 1000:.0f} ms")
@@ -79,6 +79,7 @@ def test_a_pick_with_no_page_open_opens_the_sheet_once(opening_stack):
         time.sleep(1)  # several rounds of the surface's polls
         assert calls(stack) == [first]
         cell(browser, "harbour.jpg").click()
+        click(browser, "location-precise")
         click(browser, "sheet-add")
         [(_, data)] = app.outcome()
         assert data == sample_bytes("harbour.jpg")

@@ -145,7 +145,7 @@ def test_pick_two_with_a_limit_then_load_them(stack, browser, shoot):
     stack.register("demo", "Demo App")
     browser.get(stack.base + "/")
     shoot("01-requests-empty")
-    app = pick_in_background(stack, "demo", selection_limit=2)
+    app = pick_in_background(stack, "demo", selection_limit=2, location="precise")
     sheet = open_sheet(browser, ".sheet[data-pick]")
     assert "Demo App wants up to 2 photos or videos" in sheet.text
     cell(browser, "harbour.jpg").click()
@@ -155,6 +155,7 @@ def test_pick_two_with_a_limit_then_load_them(stack, browser, shoot):
     assert counter.text == "2 of 2"
     selected = [node.get_attribute("title") for node in browser.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell.selected")]
     assert sorted(selected) == ["harbour.jpg", "portrait.jpg"]
+    click(browser, "location-precise")  # the originals, harbour's location included
     shoot("02-pick-sheet")
     click(browser, "sheet-add")
     results = app.outcome()
@@ -175,7 +176,7 @@ def test_cancel_sends_nothing(stack, browser):
 def test_ordered_pick_keeps_the_click_order(stack, browser, shoot):
     stack.register("ordered", "Story App")
     browser.get(stack.base + "/")
-    app = pick_in_background(stack, "ordered", selection_limit=3, ordered=True)
+    app = pick_in_background(stack, "ordered", selection_limit=3, ordered=True, location="precise")
     sheet = open_sheet(browser, ".sheet[data-pick]")
     assert "in order" in sheet.text
     for name in ("sunset.png", "harbour.jpg", "portrait.jpg"):
@@ -184,6 +185,7 @@ def test_ordered_pick_keeps_the_click_order(stack, browser, shoot):
              for node in browser.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell.selected")}
     assert marks == {"sunset.png": "1", "harbour.jpg": "2", "portrait.jpg": "3"}
     shoot("03-ordered-pick")
+    click(browser, "location-precise")
     click(browser, "sheet-add")
     assert [data for _, data in app.outcome()] == [sample_bytes(name) for name in ("sunset.png", "harbour.jpg", "portrait.jpg")]
 

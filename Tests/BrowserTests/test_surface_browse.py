@@ -104,7 +104,7 @@ def test_sections_search_chips_and_years(places, width, height, colors):
     app = f"browse{width}"
     stack.register(app, "Postcard Maker")
     browser.get(stack.base + "/")
-    picking = pick_in_background(stack, app, selection_limit=2)
+    picking = pick_in_background(stack, app, selection_limit=2, location="precise")
     open_sheet(browser, ".sheet[data-pick]")
     shows(browser, EVERYTHING)
     assert browser.find_element(By.ID, "place-note").get_attribute("hidden") is not None, "the picker has no place table"
@@ -165,6 +165,7 @@ def test_sections_search_chips_and_years(places, width, height, colors):
     jump(browser, "")
     shows(browser, EVERYTHING)
 
+    click(browser, "location-precise")  # the original, its GPS position included
     click(browser, "sheet-add")
     results = picking.outcome()
     with open(os.path.join(stack.root, "library", "lisbon-2024.jpg"), "rb") as handle:

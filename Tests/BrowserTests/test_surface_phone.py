@@ -117,7 +117,7 @@ def test_every_page_fits_a_phone(stack, browser):
 def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
     stack.register("keys", "Keyboard App")
     browser.get(stack.base + "/")
-    app = pick_in_background(stack, "keys", selection_limit=2)
+    app = pick_in_background(stack, "keys", selection_limit=2, location="precise")
     open_sheet(browser, ".sheet[data-pick]")
     wait(browser, lambda driver: len(driver.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell")) >= 7)
     # Focus moved into the dialog when it opened.
@@ -182,7 +182,7 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
 
     # Tab cycles inside the dialog, never to the page behind.
     stops = []
-    for _ in range(8):
+    for _ in range(10):  # the sheet's controls, the location choice among them, then the grid
         keys(browser, Keys.TAB)
         assert active(browser, "!!a.closest('#overlay .sheet')"), "focus left the dialog"
         stops.append(active(browser, "a.id || a.className"))
@@ -192,6 +192,7 @@ def test_a_pick_with_the_keyboard_alone(stack, browser, shoot):
             break
         keys(browser, Keys.TAB)
     assert browser.find_element(By.ID, "sheet-add").text == "Add (2)"
+    browser.execute_script("document.getElementById('location-precise').checked = true")  # the originals, locations included
     keys(browser, Keys.ENTER)
     results = app.outcome()
     assert sorted(data for _, data in results) == sorted([sample_bytes(first), sample_bytes(second)])

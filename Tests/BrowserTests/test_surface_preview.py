@@ -45,7 +45,7 @@ def focus(browser, file_name):
 
 
 def test_space_previews_a_photo_larger_than_its_thumbnail(stack, browser, shoot):
-    app = start_pick(stack, browser, "look", "Look App", selection_limit=2)
+    app = start_pick(stack, browser, "look", "Look App", selection_limit=2, location="precise")
     focus(browser, "harbour.jpg")
     ActionChains(browser).send_keys(Keys.SPACE).perform()
     preview_open(browser)
@@ -73,6 +73,7 @@ def test_space_previews_a_photo_larger_than_its_thumbnail(stack, browser, shoot)
     layer_closed(browser)
     assert browser.find_element(By.ID, "overlay").get_attribute("hidden") is None
     assert browser.execute_script("return document.activeElement.title") == "harbour.jpg"
+    click(browser, "location-precise")
     click(browser, "sheet-add")
     assert [data for _, data in app.outcome()] == [sample_bytes("harbour.jpg")]
     sheet_gone(browser)
@@ -128,7 +129,7 @@ def test_a_long_press_previews_an_animated_gif_from_its_original(stack, browser)
 
 
 def test_the_selected_view_removes_and_reorders(stack, browser, shoot):
-    app = start_pick(stack, browser, "story", "Story Review App", selection_limit=3, ordered=True)
+    app = start_pick(stack, browser, "story", "Story Review App", selection_limit=3, ordered=True, location="precise")
     assert not browser.find_element(By.ID, "sheet-selected").is_enabled()
     for name in ("sunset.png", "harbour.jpg", "portrait.jpg"):
         cell(browser, name).click()
@@ -152,6 +153,7 @@ def test_the_selected_view_removes_and_reorders(stack, browser, shoot):
     marks = {node.get_attribute("title"): node.find_element(By.CSS_SELECTOR, ".mark").text
              for node in browser.find_elements(By.CSS_SELECTOR, "#sheet-grid .cell.selected")}
     assert marks == {"harbour.jpg": "1", "portrait.jpg": "2"}
+    click(browser, "location-precise")
     click(browser, "sheet-add")
     assert [data for _, data in app.outcome()] == [sample_bytes("harbour.jpg"), sample_bytes("portrait.jpg")]
     sheet_gone(browser)

@@ -113,6 +113,7 @@ def test_two_photos_chosen_on_the_sheet_arrive_as_the_originals(stack, desktop, 
     assert "An app wants any number of photos" in shown.text
     cell(browser, "summit.jpg").click()
     cell(browser, "harbour.jpg").click()
+    click(browser, "location-precise")  # the originals, harbour's location included
     shoot("portal-01-sheet")
     added = time.time()
     click(browser, "sheet-add")

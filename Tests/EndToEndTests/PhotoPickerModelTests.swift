@@ -16,7 +16,8 @@ import Testing
         picker.maxSelectionCount = 2
         picker.matching = .images
         picker.isBoundToPhotoLibrary = true
-        #expect(picker.configuration == PickerConfiguration(selectionLimit: 2, filter: .images, photoLibrary: true))
+        picker.location = .precise  // the originals, harbour's location included
+        #expect(picker.configuration == PickerConfiguration(selectionLimit: 2, filter: .images, photoLibrary: true, location: .precise))
 
         let presentedChanges = Mutex(0)
         withObservationTracking { _ = picker.isPresented } onChange: { presentedChanges.withLock { $0 += 1 } }
@@ -35,7 +36,7 @@ import Testing
         let chosen = offered.filter { ["harbour.jpg", "portrait.jpg"].contains($0.fileName) }
         try #require(chosen.count == 2)
         #expect(selectionChanges.withLock { $0 } == 0)
-        try await owner.choose(chosen.map(\.identifier), for: pick.pick)
+        try await owner.choose(chosen.map(\.identifier), for: pick.pick, location: .precise)
         await dismissal(of: picker)
 
         #expect(selectionChanges.withLock { $0 } == 1)

@@ -23,7 +23,7 @@ import Testing
         let harness = try await ServiceHarness.start()
         defer { #expect(harness.stop() == (0, 0)) }
         let app = try await harness.registerApp("demo")
-        let items = try await harness.pick(as: app, PickerConfiguration(photoLibrary: true)) { assets in
+        let items = try await harness.pick(as: app, PickerConfiguration(photoLibrary: true, location: .precise)) { assets in
             assets.filter { $0.fileName == "harbour.jpg" }.map(\.identifier)
         }
         try #require(items.count == 1)

@@ -151,6 +151,17 @@ final class ServiceHarness: @unchecked Sendable {
         OwnerSettings(auth: try await directory.connectToAuth(as: try directory.ownerKeyPair(), timeout: timeout))
     }
 
+    /// Full library access for `app`, with `location`, as the owner gives it when the app asks
+    /// for both (its reads then deliver that location).
+    func grantFullAccess(to app: String, location: LocationAccess) async throws {
+        let library = try await library(for: app)
+        let settings = try await settings()
+        async let asked = library.requestAccess(for: .readWrite, location: location)
+        let prompt = try await openPrompt(settings, app: app)
+        try await settings.answer(prompt.prompt, .full, location: location)
+        _ = try await asked
+    }
+
     /// The first open prompt (of an app, when given), waiting for it to appear.
     func openPrompt(_ settings: OwnerSettings, app: String? = nil, kind: OwnerPrompt.Kind? = nil) async throws -> OwnerPrompt {
         for _ in 0..<20 {
@@ -160,29 +171,34 @@ final class ServiceHarness: @unchecked Sendable {
         throw LightboxError(.timeout, "no prompt reached the owner")
     }
 
+    /// What a test pick asks for unless it says otherwise: where the items were taken, precisely,
+    /// which the harness's owner gives (`pick`, `pickProvider`), so that a delivery is the original
+    /// as it was before apps needed consent for it. LocationConsentTests asks otherwise.
+    static let preciseLocation = PickerConfiguration(location: .precise)
+
     /// An app's pick, completed by the owner with whatever `choose` picks from the offered assets.
     func pick(
-        as app: DealerConnection, _ configuration: PickerConfiguration = PickerConfiguration(),
+        as app: DealerConnection, _ configuration: PickerConfiguration = ServiceHarness.preciseLocation,
         choose: @escaping @Sendable ([AssetSummary]) -> [String]
     ) async throws -> [PickedItem] {
         let owner = try await owner()
         async let items = PhotoPicker(connection: app).pick(configuration, timeout: .seconds(30))
         let pick = try await pendingPick(owner)
-        try await owner.choose(choose(try await owner.assets(for: pick.pick)), for: pick.pick)
+        try await owner.choose(choose(try await owner.assets(for: pick.pick)), for: pick.pick, location: .precise)
         return try await items
     }
 
     /// The item provider of one named asset, picked for `app` with this configuration; the owner
-    /// may remove metadata (`strip`).
+    /// may remove metadata (`strip`) and answers its location request with `location`.
     func pickProvider(
-        named name: String, as app: DealerConnection, _ configuration: PickerConfiguration = PickerConfiguration(),
-        strip: MetadataStripping? = nil
+        named name: String, as app: DealerConnection, _ configuration: PickerConfiguration = ServiceHarness.preciseLocation,
+        strip: MetadataStripping? = nil, location: LocationAccess? = .precise
     ) async throws -> ItemProvider {
         let owner = try await owner()
         async let items = PhotoPicker(connection: app).pick(configuration, timeout: .seconds(30))
         let pick = try await pendingPick(owner)
         let asset = try #require(try await owner.assets(for: pick.pick).first { $0.fileName == name })
-        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip)
+        try await owner.choose([asset.identifier], for: pick.pick, stripMetadata: strip, location: location)
         return try #require(try await items.first).itemProvider
     }
 

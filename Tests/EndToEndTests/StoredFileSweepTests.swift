@@ -105,7 +105,7 @@ struct StoredFileSweepTests {
         for key in ["library/ab/ab12cd.jpg", "library/cd/cd34-1234abcd.png", "cloud/ef/ef56.jpg"] {
             try await client.put(bucket: SeaweedFSServer.bucket, key: key, file: stray.path)
         }
-        #expect(try await keys("library/").count == library.count + 2)
+        // (Each put throws unless the store took the object; the sweep may remove them at once.)
         let swept = try await Self.eventually {
             let (libraryNow, cloudNow) = (try await keys("library/"), try await keys("cloud/"))
             return libraryNow == library && cloudNow == offloaded

@@ -27,7 +27,8 @@ import Testing
         let harness = try await ServiceHarness.start(importFolders: Self.folders)
         defer { harness.stop() }
         let app = try await harness.registerApp("player")
-        try await harness.settings().setAccess(SetAccessRequest(app: "player", readWrite: .full))
+        // With the precise location: the original itself (LocationConsentTests has what comes without).
+        try await harness.grantFullAccess(to: "player", location: .precise)
         let manager = ImageManager(picker: app)
         let hevc = try await harness.asset(named: "hevc.mov")
         let original = ServiceHarness.extraSamples.appendingPathComponent("hevc.mov")
@@ -110,7 +111,7 @@ import Testing
         let app = try await harness.registerApp("sharer")
         let original = try Data(contentsOf: ServiceHarness.extraSamples.appendingPathComponent("hevc.mov"))
 
-        let compatible = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible))
+        let compatible = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .compatible, location: .precise))
         #expect(compatible.registeredTypeIdentifiers == [.mpeg4Movie])
         let file = harness.root.appendingPathComponent("compatible.mp4")
         try await compatible.loadFileRepresentation(to: file)
@@ -124,7 +125,7 @@ import Testing
         #expect(try await automatic.loadDataRepresentation() == original)
         #expect(try await automatic.loadDataRepresentation(for: .mpeg4Movie) == (try Data(contentsOf: file)), "the compatible file is reused")
 
-        let current = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current))
+        let current = try await harness.pickProvider(named: "hevc.mov", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current, location: .precise))
         #expect(current.registeredTypeIdentifiers == [.quickTimeMovie])
         #expect(await errorCode { try await current.loadDataRepresentation(for: .mpeg4Movie) } == .typeNotRegistered)
 

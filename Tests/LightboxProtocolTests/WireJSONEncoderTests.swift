@@ -30,7 +30,7 @@ import Testing
         CreateAssetRequest.self, CreateAssetResponse.self, Album.self, AlbumsResponse.self, CreateAlbumRequest.self,
         AlbumResponse.self,
         // Media
-        MetadataStripping.self, ImageContentMode.self, ImageDeliveryMode.self, ImageVersion.self, ImageRequest.self,
+        MetadataStripping.self, LocationAccess.self, ImageContentMode.self, ImageDeliveryMode.self, ImageVersion.self, ImageRequest.self,
         ImageResultInfo.self, CancelImageRequest.self, VideoDeliveryMode.self, VideoRequest.self, VideoResultInfo.self,
         DownloadProgress.self, AssetRequest.self, ImagePropertiesResponse.self, TranscodeProgress.self,
         // Owner

@@ -23,7 +23,7 @@ import Testing
         let identified = try Data(contentsOf: PickerFixture.samples.appendingPathComponent("live/movie-of-identified.mov"))
         let stored = try Data(contentsOf: fixture.catalog.originalURL(of: try #require(byName["identified.jpg"]?.pairedMovie)))
         #expect(stored == identified)
-        #expect(Representations.registeredTypes(for: try #require(byName["IMG_0002.JPG"]), mode: .automatic, stripping: .none)
+        #expect(Representations.registeredTypes(for: try #require(byName["IMG_0002.JPG"]), mode: .automatic, removing: .none)
                 == [.livePhoto, .jpeg, .quickTimeMovie])
     }
 

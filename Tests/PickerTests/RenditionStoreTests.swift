@@ -39,9 +39,9 @@ import Testing
         }
         kinds += [128, 256].map { .poster(side: $0) }
         kinds += VideoDerivative.allCases.map { .movie($0) }
-        for source in [RenditionKey.Source.original, .compatible] {
-            for stripping in MetadataStripping.allCases {
-                for fileExtension in ["jpg", "mp4", "mov"] { kinds.append(.stripped(source, stripping, fileExtension: fileExtension)) }
+        for source in [RenditionKey.Source.original, .compatible, .fast, .medium] {
+            for removal in MetadataRemoval.allCases {
+                for fileExtension in ["jpg", "mp4", "mov"] { kinds.append(.stripped(source, removal, fileExtension: fileExtension)) }
             }
         }
         let names = kinds.map { RenditionKey(contentHash: "abcdef", kind: $0).fileName }
@@ -50,7 +50,7 @@ import Testing
         #expect(RenditionKey(contentHash: "ab", kind: .poster(side: 256)).fileName == "ab.poster-256")
         #expect(names.contains("abcdef.video-360p.mp4") && names.contains("abcdef.video-720p.mp4") && names.contains("abcdef.video-compatible.mp4"))
         #expect(names.contains("abcdef.compatible.jpg") && names.contains("abcdef.original.no-location.jpg")
-            && names.contains("abcdef.compatible.no-all.mp4"))
+            && names.contains("abcdef.compatible.no-all.mp4") && names.contains("abcdef.original.approximate-location.jpg"))
     }
 
     @Test func concurrentRequestsForAStillNotMadeYetShareOneMaking() async throws {

@@ -25,7 +25,7 @@ final class PostgresStorageTests: Sendable {
 
     /// Runs `body` with a running pool to a new database.
     func withDatabase<Result: Sendable>(
-        _ name: String? = nil, timeLimit: Duration = .seconds(10), _ body: (PostgresStorage) async throws -> Result
+        _ name: String? = nil, timeLimit: Duration = .seconds(60), _ body: (PostgresStorage) async throws -> Result
     ) async throws -> Result {
         let database = PostgresStorage(location: try PostgresLocation(url: server.url(database: name ?? server.createDatabase())),
                                         timeLimit: timeLimit, logger: logger)

@@ -224,12 +224,15 @@ class _OwnerWorker(threading.Thread):
 
 class OwnerThread(_OwnerWorker):
     """A scripted owner in a thread: long-polls owner.pending for the next pick of `app` and answers
-    it by choosing the named files (in order) or by cancelling. `join_and_check` re-raises its errors."""
+    it by choosing the named files (in order) or by cancelling. It gives the location the pick asks
+    for, up to `location` (precise: a pick that asks for it gets the originals as they were before
+    apps needed consent). `join_and_check` re-raises its errors."""
 
-    def __init__(self, services, app=APP, files=("harbour.jpg",), cancel=False, within=30.0):
+    def __init__(self, services, app=APP, files=("harbour.jpg",), cancel=False, within=30.0, location="precise"):
         super().__init__(daemon=True)
         self.directory = services.directory
         self.app, self.files, self.cancel, self.within = app, list(files), cancel, within
+        self.location = location
         self.error = None
         self.answered = None  # the PendingPick answered
         self.chosen = []
@@ -248,7 +251,7 @@ class OwnerThread(_OwnerWorker):
                         else:
                             by_name = {asset.file_name: asset for asset in owner.assets(pick.pick)}
                             self.chosen = [by_name[name].identifier for name in self.files]
-                            assert owner.choose(pick.pick, self.chosen) == len(self.chosen)
+                            assert owner.choose(pick.pick, self.chosen, location=self.location) == len(self.chosen)
                         self.answered = pick
                         return
                 raise AssertionError(f"no pick from {self.app} arrived within {self.within} s")

@@ -62,7 +62,7 @@ def test_pick_and_load(services, owner_thread, tmp_path):
     async def main():
         async with directory_of(services).picker_as_app(APP) as connection:
             started = []
-            results = await AsyncPhotoPicker(connection).pick(selection_limit=2, ordered=True, photo_library=True,
+            results = await AsyncPhotoPicker(connection).pick(selection_limit=2, ordered=True, photo_library=True, location="precise",
                                                               on_started=started.append, timeout=60)
             assert len(started) == 1
             photo, movie = (result.item_provider for result in results)

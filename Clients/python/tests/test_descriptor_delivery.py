@@ -35,7 +35,7 @@ def test_item_provider_receives_a_read_only_descriptor(services, app_connection,
     newest = owner_settings.audit(limit=1)
     audited_before = newest[0].id if newest else 0
     owner = owner_thread(files=["harbour.jpg"])
-    provider = lb.PhotoPicker(app_connection).pick(timeout=60)[0].item_provider
+    provider = lb.PhotoPicker(app_connection).pick(timeout=60, location="precise")[0].item_provider
     owner.join_and_check()
     original = os.path.join(SAMPLES, "harbour.jpg")
     size = os.path.getsize(original)

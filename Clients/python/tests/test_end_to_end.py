@@ -45,7 +45,7 @@ def test_owner_chooses_and_app_loads(services, app_connection, owner_thread, own
     owner = owner_thread(files=["harbour.jpg"])
     started = []
     results = lb.PhotoPicker(app_connection).pick(filter="images", photo_library=True, on_started=started.append,
-                                                  timeout=60)
+                                                  timeout=60, location="precise")
     answered = owner.join_and_check()
     assert started == [answered.pick]
     assert answered.configuration["filter"] == "images"
@@ -177,7 +177,8 @@ def test_owner_operations(services, app_connection, owner_connection):
 
 def test_pick_console_script(services, tmp_path):
     policy = tmp_path / "policy.json"
-    policy.write_text(json.dumps({"action": "choose", "strategy": "named", "files": ["sunset.png", "harbour.jpg"]}))
+    policy.write_text(json.dumps({"action": "choose", "strategy": "named", "files": ["sunset.png", "harbour.jpg"],
+                                  "location": "precise"}))
     owner = subprocess.Popen(
         [binary("lightbox"), "user", "auto", "--policy", str(policy), "--max-picks", "1", *services.endpoint_arguments()],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -185,7 +186,7 @@ def test_pick_console_script(services, tmp_path):
     try:
         script = subprocess.run(
             [console_script("lightbox-pick"), "--app", APP, "--limit", "2",
-             "--filter", "images", "--out-dir", str(out_dir), *services.endpoint_arguments()],
+             "--filter", "images", "--out-dir", str(out_dir), "--location", "precise", *services.endpoint_arguments()],
             capture_output=True, text=True, timeout=90)
         owner_out, owner_err = owner.communicate(timeout=30)
     finally:

@@ -101,7 +101,7 @@ def test_pick_configuration_defaults_leave_out_filter():
     configuration = lb.pick_configuration()
     assert configuration == {
         "selectionLimit": 1, "selection": "default", "preselectedAssetIdentifiers": [],
-        "preferredAssetRepresentationMode": "automatic", "photoLibrary": False, "stripMetadata": "none",
+        "preferredAssetRepresentationMode": "automatic", "photoLibrary": False, "stripMetadata": "none", "location": "none",
     }
     # The pending-reply fixture echoes exactly this default configuration back.
     assert load("pending-reply.json")["body"]["picks"][0]["configuration"] == configuration
@@ -231,7 +231,7 @@ WIRE_NAMES = {
     "promptKinds": protocol.PromptKind, "readWriteSettings": protocol.ReadWriteSetting,
     "addOnlySettings": protocol.AddOnlySetting, "mediaTypes": protocol.MediaType, "filterLeaves": protocol.FilterLeaf,
     "representationModes": protocol.RepresentationMode, "metadataStripping": protocol.MetadataStripping,
-    "imageContentModes": protocol.ImageContentMode, "imageDeliveryModes": protocol.ImageDeliveryMode,
+    "locationAccess": protocol.LocationAccess, "imageContentModes": protocol.ImageContentMode, "imageDeliveryModes": protocol.ImageDeliveryMode,
     "imageVersions": protocol.ImageVersion, "videoDeliveryModes": protocol.VideoDeliveryMode,
 }
 

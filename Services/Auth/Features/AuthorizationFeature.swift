@@ -34,7 +34,14 @@ struct AuthorizationFeature: Sendable {
         let access = try await store.access(of: app.rawValue, includingSelection: false)
         let status = level.map(access.status) ?? AccessPolicy.legacyStatus(readWrite: access.readWrite)
         context.audit(AuditFacts(.status(status), detail: AuditOperation.status(level).detail))
-        return StatusResponse(level: level, status: status)
+        guard level != .addOnly else { return StatusResponse(level: level, status: status) }
+        return StatusResponse(level: level, status: status, location: try await location(of: app.rawValue, readWrite: access.readWrite))
+    }
+
+    /// The location `app`'s library reads deliver (read only when it may read at all).
+    func location(of app: String, readWrite: AuthorizationStatus) async throws -> LocationAccess {
+        guard AccessPolicy.location(granted: .precise, readWrite: readWrite) != .none else { return .none }
+        return AccessPolicy.location(granted: try await store.location(of: app).granted, readWrite: readWrite)
     }
 
     func watch(_ app: AppID, _ body: ChangesRequest, _ reply: LaterReply<Empty>) async throws {
@@ -56,10 +63,22 @@ struct AuthorizationFeature: Sendable {
     func requestAuthorization(_ caller: AppID, _ body: AuthorizationRequest, _ context: inout RequestContext,
                               _ reply: LaterReply<StatusResponse>) async throws {
         let app = caller.rawValue, level = body.level
+        let asked: LocationAccess = level == .readWrite ? body.location ?? .none : .none
         let status = try await store.access(of: app).status(level)
         // Only while notDetermined: afterwards the stored answer stands until the owner changes it.
         guard status == .notDetermined else {
-            reply.succeed(StatusResponse(level: level, status: status), audit: AuditFacts(.stored(status), detail: level.rawValue))
+            guard level == .readWrite else {
+                reply.succeed(StatusResponse(level: level, status: status), audit: AuditFacts(.stored(status), detail: level.rawValue))
+                return
+            }
+            // A location the app never asked for with access it has: asked once, on its own.
+            let setting = try await store.location(of: app)
+            if AccessPolicy.promptsForLocation(asked: asked, requested: setting.requested, readWrite: status) {
+                try await requestLocation(asked, app: app, reply)
+                return
+            }
+            reply.succeed(StatusResponse(level: level, status: status, location: AccessPolicy.location(granted: setting.granted, readWrite: status)),
+                          audit: AuditFacts(.stored(status), detail: level.rawValue))
             return
         }
         guard let manifest = try await registry.app(withID: app) else {
@@ -76,11 +95,13 @@ struct AuthorizationFeature: Sendable {
         // The handler returns once the prompt is open; the answer (or the time-out) is sent when it
         // comes, holding no handler slot.
         let prompt = await prompts.open(kind: .authorization, app: app, appName: manifest.name, level: level,
-                                        usageDescription: usage, selection: []) { [self] outcome in
+                                        usageDescription: usage, selection: [], location: asked) { [self] outcome in
             promptWaits.leave(app)
             switch outcome {
             case .status(let answered):
                 reply.succeed(StatusResponse(level: level, status: answered))
+            case .access(let answered, let location):
+                reply.succeed(StatusResponse(level: level, status: answered, location: level == .readWrite ? location : nil))
             case .withdrawn(let reason):
                 reply.fail(LightboxError(.cancelled, reason))
             default:
@@ -90,6 +111,30 @@ struct AuthorizationFeature: Sendable {
         }
         reply.event(PromptShown(prompt: prompt.prompt))
         logger.info("prompting the owner", metadata: ["app": "\(app)", "level": "\(level)", "prompt": "\(prompt.prompt)"])
+    }
+
+    /// Asks the owner whether an app with library access may have the location `asked` with it;
+    /// the reply is the status and the location it has once the owner answers.
+    func requestLocation(_ asked: LocationAccess, app: String, _ reply: LaterReply<StatusResponse>) async throws {
+        guard let manifest = try await registry.app(withID: app) else {
+            throw LightboxError(.notFound, "App \(app) is no longer registered.")
+        }
+        guard promptWaits.enter(app) else { throw promptWaits.refusal(of: app) }
+        let prompt = await prompts.open(kind: .location, app: app, appName: manifest.name, level: .readWrite,
+                                        usageDescription: manifest.usageReadWrite, selection: [], location: asked) { [self] outcome in
+            promptWaits.leave(app)
+            switch outcome {
+            case .access(let answered, let location):
+                reply.succeed(StatusResponse(level: .readWrite, status: answered, location: location))
+            case .withdrawn(let reason):
+                reply.fail(LightboxError(.cancelled, reason))
+            default:
+                reply.fail(LightboxError(.timeout, "The owner did not answer within \(promptTimeout); the app's location stays as it was. Ask again later."),
+                           audit: AuditFacts(.timeout, detail: AccessLevel.readWrite.rawValue))
+            }
+        }
+        reply.event(PromptShown(prompt: prompt.prompt))
+        logger.info("asking the owner for a location", metadata: ["app": "\(app)", "location": "\(asked)", "prompt": "\(prompt.prompt)"])
     }
 
     func presentLimitedLibraryPicker(_ caller: AppID, _ context: inout RequestContext,

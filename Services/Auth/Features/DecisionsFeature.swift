@@ -24,6 +24,9 @@ struct DecisionsFeature: Sendable {
         for action in LibraryAction.allCases {
             decisions[action.rawValue] = AccessPolicy.decide(action, readWrite: access.readWrite, addOnly: access.addOnly)
         }
+        // What reads deliver of where the photos were taken.
+        let location = AccessPolicy.location(granted: try await store.location(of: app).granted, readWrite: access.readWrite)
+        if location != .none { decisions[LibraryAction.read.rawValue]?.location = location }
         let isLimited = access.readWrite == .limited
         return AppDecisions(app: app, version: version, decisions: decisions, selection: isLimited ? access.selection : [],
                             albums: isLimited && !access.albums.isEmpty ? access.albums : nil)

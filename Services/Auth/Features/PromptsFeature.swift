@@ -48,12 +48,28 @@ struct PromptsFeature: Sendable {
             }
             update.term = try answer.term.map(GrantTerms.validated)
             let app = prompt.app, chosen = answer.selection?.count ?? 0
+            // The location first: the status change announced next makes the picker read both.
+            if level == .readWrite {
+                try await storeLocation(answering: answer, to: prompt)
+            }
             await accessChanges.publish(try await store.apply(update, to: app) { applied in
                 AuditEntry(app: app, operation: .prompt(level), assetCount: chosen, outcome: .status(applied.access.status(level)), at: Date())
             })
             if let term = update.term, status.isGrant { await grantTerms.granted(until: term.until) }
             let final = try await store.access(of: prompt.app, includingSelection: false).status(level)
-            await prompts.resolve(prompt.prompt, with: .status(final))
+            guard level == .readWrite else {
+                await prompts.resolve(prompt.prompt, with: .status(final))
+                return
+            }
+            await prompts.resolve(prompt.prompt, with: .access(final, location: try await effectiveLocation(of: app, readWrite: final)))
+        case .location:
+            guard answer.answer == .allow || answer.answer == .deny else {
+                throw LightboxError(.badRequest, "A location prompt takes allow (with the location given) or deny.")
+            }
+            try await storeLocation(answering: answer, to: prompt)
+            await accessChanges.announceLocation(of: prompt.app)
+            let readWrite = try await store.access(of: prompt.app, includingSelection: false).readWrite
+            await prompts.resolve(prompt.prompt, with: .access(readWrite, location: try await effectiveLocation(of: prompt.app, readWrite: readWrite)))
         case .limitedLibrary:
             guard answer.answer == .done else {
                 throw LightboxError(.badRequest, "The limited-library picker takes done with the whole new selection.")
@@ -74,6 +90,22 @@ struct PromptsFeature: Sendable {
             await prompts.resolve(prompt.prompt, with: .selection(added: changes.flatMap(\.added),
                                                                   addedAlbums: changes.flatMap { $0.addedAlbums ?? [] }))
         }
+    }
+
+    /// Stores the location the owner's answer gives for what `prompt` asked (none when it asked
+    /// none), with its audit line.
+    func storeLocation(answering answer: AnswerPromptRequest, to prompt: OwnerPrompt) async throws {
+        let asked = prompt.location ?? LocationAccess.none
+        let granted = AccessPolicy.location(answering: answer.answer, asked: asked, chosen: answer.location)
+        // A prompt that asked for none leaves nothing to record, unless a location given before stays.
+        if asked == .none, try await store.location(of: prompt.app).granted == .none { return }
+        try await store.setLocation(of: prompt.app, granted: granted, requested: asked,
+                                    auditLine: AuditEntry(app: prompt.app, operation: .locationPrompt, outcome: .location(granted), at: Date()))
+    }
+
+    /// The location an app's reads deliver now.
+    func effectiveLocation(of app: String, readWrite: AuthorizationStatus) async throws -> LocationAccess {
+        AccessPolicy.location(granted: try await store.location(of: app).granted, readWrite: readWrite)
     }
 
     func confirmDelete(_ body: DeleteConfirmationRequest, _ context: RequestContext, _ reply: LaterReply<DeleteConfirmation>) async throws {

@@ -35,6 +35,16 @@ struct SettingsFeature: Sendable {
             AuditEntry(app: app, operation: .settings, assetCount: applied.selectionCount,
                        outcome: .settings(readWrite: applied.access.readWrite, addOnly: applied.access.addOnly), at: Date())
         }
+        // The location first: the status changes announced next make the picker read both.
+        if let location = body.location {
+            let setting = try await store.location(of: app)
+            let granted = LocationAccess.granted(asked: setting.requested ?? LocationAccess.none, chosen: location)
+            if granted != setting.granted {
+                try await store.setLocation(of: app, granted: granted,
+                                            auditLine: AuditEntry(app: app, operation: .locationSettings, outcome: .location(granted), at: Date()))
+                await accessChanges.announceLocation(of: app)
+            }
+        }
         var changes: [AuthorizationChange]
         if body.reset == true {
             changes = try await store.reset(app, auditLine: auditLine)
@@ -65,9 +75,10 @@ struct SettingsFeature: Sendable {
     func appAccess(_ manifest: AppManifest) async throws -> AppAccess {
         let access = try await store.access(of: manifest.id, includingSelection: false)
         let albums = try await store.followedAlbums(of: manifest.id)
+        let location = try await store.location(of: manifest.id)
         return AppAccess(app: manifest.id, name: manifest.name, readWrite: access.readWrite, addOnly: access.addOnly,
                          selectionCount: try await store.selectionCount(of: manifest.id), readWriteTerm: access.readWriteTerm,
                          addOnlyTerm: access.addOnlyTerm, resetAsUnusedSince: try await store.unusedResetSince(of: manifest.id),
-                         albums: albums.isEmpty ? nil : albums)
+                         albums: albums.isEmpty ? nil : albums, location: location.granted, locationRequested: location.requested)
     }
 }

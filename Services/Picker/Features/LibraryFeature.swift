@@ -93,8 +93,8 @@ struct LibraryFeature: Sendable {
     }
 
     func imageProperties(_ app: AppID, _ body: AssetRequest, _ context: inout RequestContext) async throws -> ImagePropertiesResponse {
-        let asset = try await access.visibleAsset(body.asset, app: app, context: context)
+        let (asset, removal) = try await access.visible(body.asset, app: app, context: context)
         context.audit(.delivered, assetCount: 1, asset: asset.identifier)
-        return ImagePropertiesResponse(asset: asset.identifier, properties: asset.imageProperties)
+        return ImagePropertiesResponse(asset: asset.identifier, properties: removal.applied(to: asset.imageProperties))
     }
 }

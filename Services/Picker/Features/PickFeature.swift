@@ -2,6 +2,7 @@ import Foundation
 import LightboxProtocol
 import LightboxTransport
 import Logging
+import Media
 
 /// Picks: an app asks (`picker.pick`) and waits; the owner sees what is pending, browses the
 /// library through the pick's filter, and chooses or cancels; the app then gets item-provider tokens
@@ -139,15 +140,17 @@ struct PickFeature: Sendable {
         }
         var chosen = body.assets.map { found[$0]! }
         if configuration.selection == .default { chosen.sort(by: AssetRecord.precedesInLibrary) }
-        // The owner may remove more metadata than the app asked, never less.
-        let stripping = max(configuration.stripMetadata, body.stripMetadata ?? .none)
+        // The owner may remove more metadata than the app asked, never less; and give it the
+        // location it asked for, or less, never more.
+        let removal = MetadataRemoval(stripping: max(configuration.stripMetadata, body.stripMetadata ?? .none),
+                                      location: LocationAccess.granted(asked: configuration.location, chosen: body.location))
         let requests = chosen.map { asset in
             ProviderTokenStore.Request(asset: asset.identifier, types: Representations.registeredTypes(
-                for: asset, mode: configuration.preferredAssetRepresentationMode, stripping: stripping))
+                for: asset, mode: configuration.preferredAssetRepresentationMode, removing: removal))
         }
         // Every token is stored, in one transaction, before the session is claimed: when issuing
         // fails, the owner is told and the app's pick still waits; once claimed, nothing can fail.
-        let grants = try await tokens.issue(app: session.app, pick: session.id, requests, stripping: stripping)
+        let grants = try await tokens.issue(app: session.app, pick: session.id, requests, removal: removal)
         // A concurrent choose or cancel may have answered meanwhile: the tokens never leave.
         guard let claimed = await sessions.take(body.pick) else {
             try await tokens.discard(grants)

@@ -18,7 +18,7 @@ extension ProviderFeature {
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
         let responder = context.responder
         let tickets = fileTickets
-        let ticket = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation, stripping: loadable.stripping,
+        let ticket = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation, removing: loadable.removal,
                                                    progress: { responder.progress($0) }) { [self] file in
             try await ticketForFile(file, loadable: loadable, app: app, process: process, tickets: tickets)
         }
@@ -40,7 +40,7 @@ extension ProviderFeature {
         }
         let size = opened.size
         let descriptor = opened.takeDescriptor()
-        let sealed = loadable.stripping != .none
+        let sealed = Representations.removal(loadable.removal, for: loadable.asset) != .none
         let reservation: FileTickets.Reservation
         do {
             reservation = try tickets.reserve(app: app.rawValue, asset: loadable.asset.identifier, process: process, fileSize: size,

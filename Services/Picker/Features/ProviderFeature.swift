@@ -31,7 +31,7 @@ struct ProviderFeature: Sendable {
 
     func describe(_ app: AppID, _ body: TokenRequest, _ context: inout RequestContext) async throws -> ProviderDescription {
         let (capability, asset) = try await redeemed(body.token, by: app, for: context.request.op)
-        let properties = Representations.properties(asset.imageProperties, stripping: capability.stripping)
+        let properties = Representations.removal(capability.removal, for: asset).applied(to: asset.imageProperties)
         let fileSize = try await deliveredFileSize(of: asset, capability)
         context.audit(.ok, assetCount: 1, asset: asset.identifier)
         return ProviderDescription(registeredTypeIdentifiers: capability.types, suggestedName: asset.suggestedName,
@@ -42,12 +42,12 @@ struct ProviderFeature: Sendable {
         let loadable = try await loadable(body.token, as: body.type, by: app, context: context)
         let responder = context.responder
         let outcome: StreamOutcome
-        if RenditionStore.deliversOriginal(loadable.asset, as: loadable.representation, stripping: loadable.stripping) {
+        if RenditionStore.deliversOriginal(loadable.asset, as: loadable.representation, removing: loadable.removal) {
             outcome = try await streamer.streamOriginal(loadable.asset, as: loadable.representation, credit: body.credit,
                                                         chunkSize: body.chunkSize, app: app, responder: responder)
         } else {
             outcome = try await renditions.withDeliverableFile(for: loadable.asset, as: loadable.representation,
-                                                               stripping: loadable.stripping, progress: { responder.progress($0) }) { file in
+                                                               removing: loadable.removal, progress: { responder.progress($0) }) { file in
                 try await streamer.stream(loadable.asset, file: file, as: loadable.representation, credit: body.credit, chunkSize: body.chunkSize,
                                           app: app, responder: responder)
             }
@@ -61,7 +61,7 @@ struct ProviderFeature: Sendable {
     struct Loadable: Sendable {
         var asset: AssetRecord
         var representation: UTType
-        var stripping: MetadataStripping
+        var removal: MetadataRemoval
     }
 
     /// Redeems `token` for a load (`provider.load`, `provider.open`) as `type`.
@@ -79,7 +79,7 @@ struct ProviderFeature: Sendable {
         guard let local = try await cloud.localAsset(resource, networkAccessAllowed: true, progress: { responder.progress($0) }) else {
             throw LightboxError(.inCloud, "The original is in the cloud tier and could not be fetched.")
         }
-        return Loadable(asset: local, representation: representation, stripping: capability.stripping)
+        return Loadable(asset: local, representation: representation, removal: capability.removal)
     }
 
     func redeemed(_ token: String, by app: AppID, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
@@ -110,8 +110,8 @@ struct ProviderFeature: Sendable {
     func deliveredFileSize(of asset: AssetRecord, _ capability: ProviderTokenStore.Capability) async throws -> Int64 {
         let representation = capability.types.first ?? asset.type
         guard asset.mediaType == .image, !asset.isInCloud,
-              capability.stripping != .none || representation != asset.type else { return asset.fileSize }
-        return try await renditions.withDeliverableFile(for: asset, as: representation, stripping: capability.stripping) { file in
+              Representations.removal(capability.removal, for: asset) != .none || representation != asset.type else { return asset.fileSize }
+        return try await renditions.withDeliverableFile(for: asset, as: representation, removing: capability.removal) { file in
             let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber
             return size?.int64Value ?? 0
         }

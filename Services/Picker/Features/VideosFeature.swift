@@ -18,7 +18,7 @@ struct VideosFeature: Sendable {
     }
 
     func requestVideo(_ app: AppID, _ body: VideoRequest, _ context: inout RequestContext) async throws -> Streamed<VideoResultInfo> {
-        let visible = try await access.visibleAsset(body.asset, app: app, context: context)
+        let (visible, removal) = try await access.visible(body.asset, app: app, context: context)
         let asset = try await catalog.version(body.version ?? .current, of: visible)
         let responder = context.responder
         guard asset.mediaType == .video else {
@@ -37,14 +37,22 @@ struct VideosFeature: Sendable {
         }
         let outcome: StreamOutcome
         if let derivative {
-            let file = try await renditions.movie(of: local, derivative) { responder.progress($0) }
+            let file = try await renditions.movie(of: local, derivative, removing: removal) { responder.progress($0) }
             context.event(VideoResultInfo(isInCloud: false, deliveredQuality: derivative.rawValue, type: .mpeg4Movie))
             outcome = try await streamer.stream(local, file: file, as: .mpeg4Movie, credit: body.credit, chunkSize: body.chunkSize, app: app,
                                                 responder: responder)
-        } else {
+        } else if RenditionStore.deliversOriginal(local, as: local.type, removing: removal) {
             context.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
             outcome = try await streamer.streamOriginal(local, as: local.type, credit: body.credit, chunkSize: body.chunkSize, app: app,
                                                         responder: responder)
+        } else {
+            // The original's samples in a container without the location the app was not given.
+            context.event(VideoResultInfo(isInCloud: false, deliveredQuality: "original", type: local.type))
+            outcome = try await renditions.withDeliverableFile(for: local, as: local.type, removing: removal,
+                                                               progress: { responder.progress($0) }) { file in
+                try await streamer.stream(local, file: file, as: local.type, credit: body.credit, chunkSize: body.chunkSize, app: app,
+                                          responder: responder)
+            }
         }
         context.audit(AuditFacts(outcome, asset: local.identifier))
         return .stream(outcome)

@@ -8,6 +8,7 @@ import { close, present } from "./dialog.js";
 import { AssetGrid } from "./grid.js";
 import { openSelected } from "./selected.js";
 import { fillTermChoices, termOf } from "./grant-term.js";
+import { chosenLocation, locationChoice, setLocationChoiceDisabled } from "./location-choice.js";
 import { t } from "./strings.js";
 import { api, element, notify } from "./surface.js";
 
@@ -41,6 +42,7 @@ export function showNext(state) {
   if (next.item.kind === "authorization") authorizationAlert(next.item);
   else if (next.item.kind === "limitedLibrary" && next.item.onLaunch) launchAlert(next.item);
   else if (next.item.kind === "limitedLibrary") limitedLibrarySheet(next.item);
+  else if (next.item.kind === "location") locationAlert(next.item);
   else confirmation(next.item);
   updateWaiting(waiting);
 }
@@ -119,10 +121,14 @@ function pickSheet(pick) {
   const gridNode = element("div", { id: "sheet-grid" });
   scroll.append(gridNode);
   const removeLocation = element("input", { type: "checkbox", id: "remove-location" });
+  // The app's request for where the items were taken; "Remove location" overrides it.
+  const location = locationChoice(configuration.location, t("{app} asks for where these were taken:", { app: pick.appName }));
   if ((configuration.stripMetadata || "none") !== "none") {
     removeLocation.checked = true;
     removeLocation.disabled = true;
   }
+  setLocationChoiceDisabled(location, removeLocation.checked);
+  removeLocation.addEventListener("change", () => setLocationChoiceDisabled(location, removeLocation.checked));
   let add, node;
   const refresh = (selection) => {
     const count = selection.length;
@@ -140,7 +146,8 @@ function pickSheet(pick) {
   // The answer's toast shows unless the next sheet has already taken the overlay.
   const tell = (text) => { if (node.isConnected || document.getElementById("overlay").hidden) notify(text); };
   add = button(t("Add"), async () => {
-    await api("POST", "/api/picks/choose", { pick: pick.pick, assets: grid.selection, removeLocation: removeLocation.checked });
+    await api("POST", "/api/picks/choose", { pick: pick.pick, assets: grid.selection, removeLocation: removeLocation.checked,
+      location: removeLocation.checked ? "none" : chosenLocation(location) });
     tell(t("Sent {count} to {app}.", { count: grid.selection.length, app: pick.appName }));
   }, { primary: true, id: "sheet-add" });
   const cancel = button(t("Cancel"), async () => {
@@ -148,7 +155,7 @@ function pickSheet(pick) {
     tell(t("{app} gets nothing.", { app: pick.appName }));
   }, { id: "sheet-cancel" });
   const body = element("div", { class: "sheet-body" }, element("div", { class: "counter-line" }, element("p", {}, counter, full), review), scroll,
-    element("label", { class: "switch" }, removeLocation, " " + t("Remove location")));
+    ...(location ? [location] : []), element("label", { class: "switch" }, removeLocation, " " + t("Remove location")));
   // The app's selection limits in words; the grid's cells say why each one left out is.
   const limits = (pick.limitsIn || {})[document.documentElement.lang] || pick.limits;
   if (limits) body.prepend(element("p", { class: "limits-note", id: "sheet-limits" }, limits));
@@ -167,8 +174,10 @@ function authorizationAlert(prompt) {
   const title = t(readWrite ? "“{app}” Would Like to Access Your Photos" : "“{app}” Would Like to Add to Your Photos", { app: prompt.appName });
   const reason = element("p", { class: "reason" }, prompt.usageDescription || "");
   const term = fillTermChoices(element("select", { id: "grant-term", "aria-label": t("How long access given to {app} lasts", { app: prompt.appName }) }));
+  const location = readWrite ? locationChoice(prompt.location, t("{app} also asks for where your photos were taken:", { app: prompt.appName })) : null;
   const answer = (choice, selection, albums) => api("POST", "/api/prompts/answer",
-    { prompt: prompt.prompt, answer: choice, selection, albums, term: choice === "deny" ? undefined : termOf(term.value) });
+    { prompt: prompt.prompt, answer: choice, selection, albums, term: choice === "deny" ? undefined : termOf(term.value),
+      location: location && choice !== "deny" ? chosenLocation(location) : undefined });
   const buttons = readWrite
     ? [
         button(t("Allow Full Access"), () => answer("full"), { id: "allow-full" }),
@@ -176,8 +185,22 @@ function authorizationAlert(prompt) {
         button(t("Don't Allow"), () => answer("deny"), { id: "deny" }),
       ]
     : [button(t("Allow"), () => answer("allow"), { id: "allow" }), button(t("Don't Allow"), () => answer("deny"), { id: "deny" })];
-  const node = sheet(title, element("div", { class: "sheet-body" }, reason, element("label", { class: "term" }, t("Access lasts"), " ", term)),
-    buttons, { alert: true });
+  const node = sheet(title, element("div", { class: "sheet-body" }, reason, ...(location ? [location] : []),
+    element("label", { class: "term" }, t("Access lasts"), " ", term)), buttons, { alert: true });
+  node.classList.add("alert");
+  node.dataset.prompt = prompt.prompt;
+  open(node, () => node.querySelector("#deny").click());
+}
+
+// An app that has library access asks for where the photos were taken as well.
+function locationAlert(prompt) {
+  const title = t("“{app}” Would Like to Know Where Your Photos Were Taken", { app: prompt.appName });
+  const location = locationChoice(prompt.location, t("What {app} learns with the photos it may see:", { app: prompt.appName }));
+  const answer = (choice) => api("POST", "/api/prompts/answer",
+    { prompt: prompt.prompt, answer: choice, location: choice === "deny" ? undefined : chosenLocation(location) });
+  const node = sheet(title, element("div", { class: "sheet-body" }, element("p", { class: "reason" }, prompt.usageDescription || ""), ...(location ? [location] : [])),
+    [button(t("Don't Allow"), () => answer("deny"), { id: "deny" }), button(t("Allow"), () => answer("allow"), { primary: true, id: "allow" })],
+    { alert: true });
   node.classList.add("alert");
   node.dataset.prompt = prompt.prompt;
   open(node, () => node.querySelector("#deny").click());

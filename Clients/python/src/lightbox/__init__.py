@@ -20,14 +20,14 @@ from .image_manager import ImageManager, VideoResult
 from .library import PhotoLibrary
 from .owner import AppRegistry, OwnerSettings, OwnerSurface
 from .picker import ItemProvider, PhotoPicker, PickerResult
-from .protocol import (AccessLevel, Asset, AuthorizationStatus, ImageResult, MediaType, PromptAnswer)
+from .protocol import (AccessLevel, Asset, AuthorizationStatus, ImageResult, LocationAccess, MediaType, PromptAnswer)
 from .selection_limits import SelectionLimits, SelectionMisfit
 from .transport import Connection, KeyPair, ServiceDirectory
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "LightboxError", "ErrorCode", "AccessLevel", "AuthorizationStatus", "MediaType", "PromptAnswer",
+    "LightboxError", "ErrorCode", "AccessLevel", "AuthorizationStatus", "MediaType", "PromptAnswer", "LocationAccess",
     "KeyPair", "Connection", "ServiceDirectory",
     "PhotoPicker", "PickerResult", "ItemProvider", "Asset",
     "SelectionLimits", "SelectionMisfit",

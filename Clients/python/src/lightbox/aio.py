@@ -271,10 +271,12 @@ class AsyncPhotoPicker:
     async def pick(self, selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
                    photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
                    timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-                   strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> List[PickerResult[AsyncItemProvider]]:
+                   strip_metadata: str = "none", limits: Optional[SelectionLimits] = None,
+                   location: str = "none") -> List[PickerResult[AsyncItemProvider]]:
         """Waits (up to ``timeout`` seconds) for the owner; an empty list means the owner cancelled."""
         body = await self.connection.run(pick_exchange(selection_limit, filter, ordered, photo_library, on_started,
-                                                       timeout, preselected_asset_identifiers, strip_metadata, limits))
+                                                       timeout, preselected_asset_identifiers, strip_metadata, limits,
+                                                       location))
         return parse_pick_response(body, self.connection, AsyncItemProvider)
 
 
@@ -294,6 +296,11 @@ class AsyncPhotoLibrary(LibraryBase[AsyncConnection]):
                                     timeout: float = 300) -> str:
         body = await self.auth.run(request_authorization_exchange(level, on_prompt, timeout))
         return StatusReply.from_json(body).status
+
+    async def request_access(self, level: Level, location: Optional[str] = None,
+                             on_prompt: Optional[PromptCallback] = None, timeout: float = 300) -> StatusReply:
+        """:meth:`lightbox.PhotoLibrary.request_access` for asyncio."""
+        return StatusReply.from_json(await self.auth.run(request_authorization_exchange(level, on_prompt, timeout, location)))
 
     async def present_limited_library_picker(self, on_prompt: Optional[PromptCallback] = None,
                                              timeout: float = 300) -> List[str]:

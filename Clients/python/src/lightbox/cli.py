@@ -20,7 +20,7 @@ from typing import Callable, List, Optional, Sequence, Set
 from .errors import LightboxError
 from .library import PhotoLibrary
 from .picker import PhotoPicker
-from .protocol import AccessLevel, parse_filter
+from .protocol import AccessLevel, LocationAccess, parse_filter
 from .transport import ServiceDirectory
 
 __all__ = ["pick_main", "request_access_main", "expand_limited_main", "safe_file_name", "unique_path"]
@@ -131,6 +131,9 @@ def pick_main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--ordered", action="store_true", help="keep the owner's selection order")
     parser.add_argument("--photo-library", action="store_true", help="ask for asset identifiers too")
     parser.add_argument("--out-dir", default=".", help="where to write the loaded files (default: .)")
+    parser.add_argument("--location", choices=LocationAccess.names(), default=LocationAccess.NONE.value,
+                        help="ask for where the items were taken: none (default), approximate (about 10 km) or "
+                             "precise; the owner decides what is delivered")
     arguments = parser.parse_args(argv)
 
     def run() -> int:
@@ -139,7 +142,8 @@ def pick_main(argv: Optional[Sequence[str]] = None) -> int:
         with directory_of(arguments).picker_as_app(arguments.app) as connection:
             results = PhotoPicker(connection).pick(
                 selection_limit=arguments.limit, filter=filter, ordered=arguments.ordered,
-                photo_library=arguments.photo_library, timeout=arguments.timeout, on_started=waiting)
+                photo_library=arguments.photo_library, timeout=arguments.timeout, on_started=waiting,
+                location=arguments.location)
             if not results:
                 print("the owner cancelled the pick; nothing to load")
                 return 0

@@ -52,8 +52,8 @@ class PromptedExchange(Exchange[JSONObject]):
 
 
 def request_authorization_exchange(level: Level, on_prompt: Optional[PromptCallback],
-                                   timeout: float) -> PromptedExchange:
-    return PromptedExchange("auth.request", authorization_request_body(level), on_prompt, timeout)
+                                   timeout: float, location: Optional[str] = None) -> PromptedExchange:
+    return PromptedExchange("auth.request", authorization_request_body(level, location), on_prompt, timeout)
 
 
 def limited_picker_exchange(on_prompt: Optional[PromptCallback], timeout: float) -> PromptedExchange:
@@ -223,6 +223,14 @@ class PhotoLibrary(LibraryBase[Connection]):
         status then stays notDetermined).
         """
         return StatusReply.from_json(self.auth.run(request_authorization_exchange(level, on_prompt, timeout))).status
+
+    def request_access(self, level: Level, location: Optional[str] = None, on_prompt: Optional[PromptCallback] = None,
+                       timeout: float = 300) -> StatusReply:
+        """:meth:`request_authorization` asking also for where the photos were taken (``location``:
+        none, approximate or precise, with readWrite). The owner is asked once per request, with
+        the access prompt or, once access is granted, on its own; the reply's ``location`` is what
+        this app's library reads deliver."""
+        return StatusReply.from_json(self.auth.run(request_authorization_exchange(level, on_prompt, timeout, location)))
 
     def present_limited_library_picker(self, on_prompt: Optional[PromptCallback] = None,
                                        timeout: float = 300) -> List[str]:

@@ -54,9 +54,10 @@ class OwnerSurface:
             if cursor is None:
                 return assets
 
-    def choose(self, pick: str, ids: Sequence[str]) -> int:
-        """Completes a pick with these assets; returns how many were delivered."""
-        return int(self.connection.request("owner.choose", choose_request_body(pick, ids)).get("delivered", 0))
+    def choose(self, pick: str, ids: Sequence[str], location: Optional[str] = None) -> int:
+        """Completes a pick with these assets; returns how many were delivered. ``location`` answers
+        the pick's location request (none when absent; never more than it asked)."""
+        return int(self.connection.request("owner.choose", choose_request_body(pick, ids, location)).get("delivered", 0))
 
     def cancel(self, pick: str) -> None:
         """Dismisses a pick: the app gets empty results."""
@@ -115,14 +116,16 @@ class OwnerSettings:
 
     def answer(self, prompt: Union[str, OwnerPrompt], answer: Union[PromptAnswer, str],
                selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None, then_deny: bool = False,
-               albums: Optional[Sequence[str]] = None) -> None:
+               albums: Optional[Sequence[str]] = None, location: Optional[str] = None) -> None:
         """Answers a prompt (an :class:`~lightbox.protocol.OwnerPrompt` or its id): ``full`` /
         ``limited`` (with ``selection``) / ``deny`` for readWrite, ``allow`` / ``deny`` for addOnly,
         ``done`` with the whole new selection for the limited-library picker; ``albums`` (with
         ``limited`` and ``done``) are the albums the selection follows. A grant lasts until
-        ``until`` when given, then the app may ask again (or is denied, with ``then_deny``)."""
+        ``until`` when given, then the app may ask again (or is denied, with ``then_deny``). A prompt
+        that asks for a location (``prompt.location``) gives ``location`` (none when absent)."""
         prompt_id = prompt.prompt if isinstance(prompt, OwnerPrompt) else prompt
-        self.connection.request("owner.prompts.answer", answer_prompt_body(prompt_id, answer, selection, until, then_deny, albums))
+        self.connection.request("owner.prompts.answer",
+                                answer_prompt_body(prompt_id, answer, selection, until, then_deny, albums, location))
 
     def apps(self) -> List[AppAccess]:
         """Every registered app's access."""
@@ -131,12 +134,12 @@ class OwnerSettings:
     def set_access(self, app: str, read_write: Union[ReadWriteSetting, str, None] = None,
                    add_only: Union[AddOnlySetting, str, None] = None, selection: Optional[Sequence[str]] = None,
                    reset: bool = False, until: Optional[DateLike] = None, then_deny: bool = False,
-                   albums: Optional[Sequence[str]] = None) -> AccessUpdate:
+                   albums: Optional[Sequence[str]] = None, location: Optional[str] = None) -> AccessUpdate:
         """Changes an app's access; arguments as :func:`~lightbox.protocol.set_access_body`
         (``until``: the grants given end then; ``albums``: with limited, every album the selection
         follows, its photos added later too). Returns once it is on disk."""
         return AccessUpdate.from_json(self.connection.request(
-            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset, until, then_deny, albums)))
+            "owner.access.set", set_access_body(app, read_write, add_only, selection, reset, until, then_deny, albums, location)))
 
     def audit(self, app: Optional[str] = None, limit: int = 200, operation: Optional[str] = None,
               since: Optional[DateLike] = None, until: Optional[DateLike] = None) -> List[AuditEntry]:

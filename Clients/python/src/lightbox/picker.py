@@ -186,10 +186,11 @@ class PickExchange(Exchange[JSONObject]):
 def pick_exchange(selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
                   photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
                   timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-                  strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> PickExchange:
+                  strip_metadata: str = "none", limits: Optional[SelectionLimits] = None,
+                  location: str = "none") -> PickExchange:
     body = pick_request_body(selection_limit=selection_limit, filter=filter, ordered=ordered,
                              photo_library=photo_library, preselected_asset_identifiers=preselected_asset_identifiers,
-                             strip_metadata=strip_metadata, limits=limits)
+                             strip_metadata=strip_metadata, limits=limits, location=location)
     return PickExchange(body, on_started, timeout)
 
 
@@ -202,7 +203,8 @@ class PhotoPicker:
     def pick(self, selection_limit: int = 1, filter: Optional[Filter] = None, ordered: bool = False,
              photo_library: bool = False, on_started: Optional[Callable[[str], Any]] = None,
              timeout: float = 600, preselected_asset_identifiers: Sequence[str] = (),
-             strip_metadata: str = "none", limits: Optional[SelectionLimits] = None) -> List[PickerResult[ItemProvider]]:
+             strip_metadata: str = "none", limits: Optional[SelectionLimits] = None,
+             location: str = "none") -> List[PickerResult[ItemProvider]]:
         """Waits (up to ``timeout`` seconds) for the owner; an empty list means the owner cancelled.
 
         ``selection_limit`` 0 means no limit; ``filter`` is a leaf name or ``{"any"|"all": […]}`` /
@@ -210,9 +212,10 @@ class PhotoPicker:
         ``photo_library`` asks for asset identifiers too. ``on_started`` gets the pick's id as soon
         as the owner's surfaces can see it. ``limits`` (:class:`~lightbox.SelectionLimits`: largest
         file, fewest and most pixels, longest video, kinds) show the owner what does not fit
-        disabled, and the picker never delivers it.
+        disabled, and the picker never delivers it. ``location`` (none, approximate, precise) asks
+        for where the items were taken; without the owner's consent they carry no location at all.
         """
         body = self.connection.run(pick_exchange(selection_limit, filter, ordered, photo_library, on_started, timeout,
-                                                 preselected_asset_identifiers, strip_metadata, limits))
+                                                 preselected_asset_identifiers, strip_metadata, limits, location))
         return parse_pick_response(body, self.connection, ItemProvider)
 

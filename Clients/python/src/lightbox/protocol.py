@@ -24,8 +24,9 @@ from .selection_limits import SelectionLimits, SelectionMisfit
 __all__ = [
     # constants
     "PROTOCOL_VERSION", "DEFAULT_CREDIT", "DEFAULT_CHUNK_SIZE", "MAXIMUM_CREDIT", "MAXIMUM_CREATE_SIZE",
+    "APPROXIMATE_GRID_DEGREES", "approximate_degrees",
     # enums
-    "ErrorCode", "ReplyStatus", "AccessLevel", "AuthorizationStatus", "PromptAnswer", "PromptKind",
+    "ErrorCode", "ReplyStatus", "AccessLevel", "AuthorizationStatus", "PromptAnswer", "PromptKind", "LocationAccess",
     "ReadWriteSetting", "AddOnlySetting", "MediaType", "FilterLeaf", "RepresentationMode", "MetadataStripping",
     "ImageContentMode", "ImageDeliveryMode", "ImageVersion", "VideoDeliveryMode",
     # types and filters
@@ -121,6 +122,8 @@ class PromptKind(WireEnum):
     AUTHORIZATION = "authorization"
     LIMITED_LIBRARY = "limitedLibrary"
     DELETE_ASSETS = "deleteAssets"
+    #: An app with library access asks for where the photos were taken (answer allow with a location, or deny).
+    LOCATION = "location"
 
 
 class ReadWriteSetting(WireEnum):
@@ -175,6 +178,28 @@ class MetadataStripping(WireEnum):
     NONE = "none"
     LOCATION = "location"
     ALL = "all"
+
+
+class LocationAccess(WireEnum):
+    """Where photos and movies were taken, as an app may receive it: not at all (the default),
+    on a grid of 0.1° of latitude and longitude (about 10 km) without altitude, speed or
+    direction (``approximate``), or as the file says (``precise``). The app asks; the owner
+    decides, never giving more than asked."""
+
+    NONE = "none"
+    APPROXIMATE = "approximate"
+    PRECISE = "precise"
+
+
+#: The grid an approximate location is snapped to, in degrees of latitude and of longitude.
+APPROXIMATE_GRID_DEGREES = 0.1
+
+
+def approximate_degrees(degrees: float) -> float:
+    """``degrees`` as an approximate location gives it: the nearest multiple of 0.1 (halves away
+    from zero)."""
+    snapped = float(int(abs(degrees) * 10 + 0.5)) / 10
+    return -snapped if degrees < 0 and snapped else snapped
 
 
 class ImageContentMode(WireEnum):
@@ -474,10 +499,12 @@ def pick_configuration(
     preferred_asset_representation_mode: Union[RepresentationMode, str] = RepresentationMode.AUTOMATIC,
     strip_metadata: Union[MetadataStripping, str] = MetadataStripping.NONE,
     limits: Optional[SelectionLimits] = None,
+    location: Union[LocationAccess, str] = LocationAccess.NONE,
 ) -> JSONObject:
     """A PHPickerConfiguration in wire form. ``selection_limit`` 0 means no limit; ``strip_metadata``
     (none, location, all) removes metadata from delivered images; ``limits`` (size, pixels,
-    duration, kinds) disable on the owner's sheet what does not fit."""
+    duration, kinds) disable on the owner's sheet what does not fit; ``location`` asks for where the
+    items were taken (the owner decides what is delivered)."""
     if selection_limit < 0:
         raise LightboxError("badRequest", "selection_limit must be 0 (no limit) or more.")
     configuration: JSONObject = {"selectionLimit": int(selection_limit)}
@@ -491,6 +518,7 @@ def pick_configuration(
     configuration["stripMetadata"] = choice(MetadataStripping, "strip_metadata", strip_metadata).value
     if limits is not None:
         configuration["limits"] = limits.to_json()
+    configuration["location"] = choice(LocationAccess, "location", location).value
     return configuration
 
 
@@ -526,8 +554,13 @@ def stream_cancel_body(stream: str) -> JSONObject:
     return {"stream": stream}
 
 
-def choose_request_body(pick: str, assets: Sequence[str]) -> JSONObject:
-    return {"pick": pick, "assets": list(assets)}
+def choose_request_body(pick: str, assets: Sequence[str],
+                        location: Union[LocationAccess, str, None] = None) -> JSONObject:
+    """The body of ``owner.choose``; ``location`` answers the pick's location request (none when absent)."""
+    body: JSONObject = {"pick": pick, "assets": list(assets)}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
+    return body
 
 
 def register_app_body(id: str, name: str, public_key: str, usage_read_write: Optional[str] = None,
@@ -548,9 +581,14 @@ def status_request_body(level: Union[AccessLevel, str, None] = None) -> JSONObje
     return {} if level is None else authorization_request_body(level)
 
 
-def authorization_request_body(level: Union[AccessLevel, str]) -> JSONObject:
-    """The body of ``auth.request``: ``readWrite`` or ``addOnly``."""
-    return {"level": choice(AccessLevel, "level", level).value}
+def authorization_request_body(level: Union[AccessLevel, str],
+                               location: Union[LocationAccess, str, None] = None) -> JSONObject:
+    """The body of ``auth.request``: ``readWrite`` or ``addOnly``; with readWrite, ``location``
+    asks also for where the photos were taken."""
+    body: JSONObject = {"level": choice(AccessLevel, "level", level).value}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
+    return body
 
 
 def changes_request_body(since: Optional[int] = None) -> JSONObject:
@@ -630,11 +668,15 @@ def grant_term_body(until: Optional[DateLike], then_deny: bool = False) -> Optio
 
 def answer_prompt_body(prompt: str, answer: Union[PromptAnswer, str],
                        selection: Optional[Sequence[str]] = None, until: Optional[DateLike] = None,
-                       then_deny: bool = False, albums: Optional[Sequence[str]] = None) -> JSONObject:
+                       then_deny: bool = False, albums: Optional[Sequence[str]] = None,
+                       location: Union[LocationAccess, str, None] = None) -> JSONObject:
     """The body of ``owner.prompts.answer``; ``selection`` and ``albums`` (the albums the selection
     follows, their photos added later too) go with ``limited`` and ``done``; ``until`` ends the
-    grant the answer gives (see :func:`grant_term_body`)."""
+    grant the answer gives (see :func:`grant_term_body`); ``location`` is the location given to a
+    prompt that asks for one (none when absent)."""
     body: JSONObject = {"prompt": prompt, "answer": choice(PromptAnswer, "answer", answer).value}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
     if selection is not None:
         body["selection"] = list(selection)
     if albums is not None:
@@ -649,12 +691,16 @@ def set_access_body(app: str, read_write: Union[ReadWriteSetting, str, None] = N
                     add_only: Union[AddOnlySetting, str, None] = None,
                     selection: Optional[Sequence[str]] = None, reset: bool = False,
                     until: Optional[DateLike] = None, then_deny: bool = False,
-                    albums: Optional[Sequence[str]] = None) -> JSONObject:
+                    albums: Optional[Sequence[str]] = None,
+                    location: Union[LocationAccess, str, None] = None) -> JSONObject:
     """The body of ``owner.access.set``. Fields left None keep their value; ``selection`` (with
     readWrite limited) replaces the whole selection, ``albums`` every album it follows (the app
     sees their photos, those added later too, and loses those taken out); ``reset`` goes back to
-    notDetermined; ``until`` ends the grants it gives (see :func:`grant_term_body`)."""
+    notDetermined; ``until`` ends the grants it gives (see :func:`grant_term_body`); ``location`` is
+    what the app's library reads deliver (at most what it asked for)."""
     body: JSONObject = {"app": app}
+    if location is not None:
+        body["location"] = choice(LocationAccess, "location", location).value
     term = grant_term_body(until, then_deny)
     if term is not None:
         body["term"] = term
@@ -844,13 +890,16 @@ class StatusReply:
 
     level: Optional[str]
     status: str
+    #: With readWrite: the location the app's library reads deliver.
+    location: str = LocationAccess.NONE
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "StatusReply":
         try:
             level = body.get("level")
             return cls(None if level is None else AccessLevel.lenient(str(level)),
-                       AuthorizationStatus.lenient(str(body["status"])))
+                       AuthorizationStatus.lenient(str(body["status"])),
+                       LocationAccess.lenient(str(body.get("location") or "none")))
         except KeyError as error:
             raise LightboxError("internal", "The auth service answered without a status.") from error
 
@@ -930,6 +979,8 @@ class OwnerPrompt:
     on_launch: bool = False
     #: The albums the current limited selection follows (preselected in the limited-library picker).
     albums: List[str] = field(default_factory=list)
+    #: The location the app asks for with this prompt (an authorization or a location prompt).
+    location: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "OwnerPrompt":
@@ -939,7 +990,8 @@ class OwnerPrompt:
                    level=None if level is None else AccessLevel.lenient(str(level)),
                    usage_description=body.get("usageDescription"), selection=_strings(body.get("selection")),
                    created_at=parse_date(body.get("createdAt")), on_launch=body.get("onLaunch") is True,
-                   albums=_strings(body.get("albums")))
+                   albums=_strings(body.get("albums")),
+                   location=None if body.get("location") is None else LocationAccess.lenient(str(body["location"])))
 
 
 @dataclass(frozen=True)
@@ -958,6 +1010,9 @@ class AppAccess:
     reset_as_unused_since: Optional[_dt.datetime] = None
     #: The albums a limited selection follows, beside its ``selection_count`` assets.
     albums: List[str] = field(default_factory=list)
+    #: The location the app's library reads deliver, and what it asked for (None: never asked).
+    location: str = LocationAccess.NONE
+    location_requested: Optional[str] = None
 
     @classmethod
     def from_json(cls, body: JSONObject) -> "AppAccess":
@@ -968,7 +1023,10 @@ class AppAccess:
                    add_only=AuthorizationStatus.lenient(str(body["addOnly"])),
                    selection_count=int(body.get("selectionCount", 0)),
                    read_write_until=until(body.get("readWriteTerm")), add_only_until=until(body.get("addOnlyTerm")),
-                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")), albums=_strings(body.get("albums")))
+                   reset_as_unused_since=parse_date(body.get("resetAsUnusedSince")), albums=_strings(body.get("albums")),
+                   location=LocationAccess.lenient(str(body.get("location") or "none")),
+                   location_requested=None if body.get("locationRequested") is None
+                   else LocationAccess.lenient(str(body["locationRequested"])))
 
 
 @dataclass(frozen=True)
