@@ -46,6 +46,11 @@ enum HEIFReader {
         metadata.hasXMP = metadataIdentifiers(handle, type: "mime").contains { identifier in
             heif_image_handle_get_metadata_content_type(handle, identifier).map { String(cString: $0) } == "application/rdf+xml"
         }
+        // A position only the XMP gives is the photo's location too (a HEIC's metadata is not
+        // rewritten, so a delivery without the location must know there is one to leave out).
+        if metadata.location == nil, metadata.hasXMP, let packet = xmpText(file) {
+            metadata.location = XMPLocation.position(in: packet)
+        }
         return metadata
     }
 

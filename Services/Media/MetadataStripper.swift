@@ -36,6 +36,12 @@ public enum MetadataStripper {
         try stripTyped(what, from: url, to: destination)
     }
 
+    /// Whether files of `type` are stripped by rewriting them as they are (JPEG, PNG, WebP, GIF),
+    /// not refused (HEIC, movies).
+    public static func rewritesInPlace(_ type: UTType) -> Bool {
+        [UTType.jpeg, .png, .webP, .gif].contains(type)
+    }
+
     static func stripTyped(_ what: MetadataRemoval, from url: URL, to destination: URL) throws(MediaError) {
         let name = url.lastPathComponent
         let original = try MetadataReader.read(FileBytes(url))

@@ -4,7 +4,7 @@ import Foundation
 import LightboxProtocol
 
 /// MP4, QuickTime and 3GP through libavformat: duration, the video track's size, codec and
-/// rotation, the creation date, camera make and model, and an ISO 6709 location when the file has
+/// rotation, the creation date, camera make and model, and an ISO 6709 (or XMP) location when the file has
 /// one. Only the container's headers are read (the `moov` box, wherever it sits: libavformat seeks
 /// past the media data), and no frame is decoded, so a large movie costs no more than a small one.
 enum MovieReader {
@@ -63,6 +63,7 @@ enum MovieReader {
         metadata.cameraMake = tags["com.apple.quicktime.make"] ?? tags["com.android.manufacturer"] ?? tags["make"]
         metadata.cameraModel = tags["com.apple.quicktime.model"] ?? tags["com.android.model"] ?? tags["model"]
         metadata.location = (tags["com.apple.quicktime.location.ISO6709"] ?? tags["location"]).flatMap(GeoLocation.init(iso6709:))
+            ?? tags["xmp"].flatMap(XMPLocation.position(in:))
         return metadata
     }
 
@@ -84,6 +85,8 @@ enum MovieReader {
         defer { av_dict_free(&options) }
         // No other protocol: a crafted file must not make the demuxer open URLs or other files.
         av_dict_set(&options, "protocol_whitelist", "file", 0)
+        // The XMP packet as the `xmp` tag: a position only it gives is the movie's location too.
+        av_dict_set(&options, "export_xmp", "1", 0)
         let status = avformat_open_input(&context, "file:" + file.url.path, av_find_input_format("mov"), &options)
         // On failure libavformat frees the context itself.
         guard status >= 0, let opened = context else {

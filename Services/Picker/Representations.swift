@@ -48,8 +48,10 @@ enum Representations {
 
     /// What is left to remove from `asset` of what `removal` asks: a location removed or
     /// approximated from an asset whose EXIF or QuickTime metadata names no place leaves it as it is
-    /// (so it is delivered as stored, not copied). Stripping everything always applies.
+    /// (so it is delivered as stored, not copied) — except a JPEG, PNG, WebP or GIF, which always goes
+    /// through the stripper: it drops XMP whole, and XMP may hold a position the EXIF does not (the
+    /// import reads only the EXIF's). Stripping everything always applies.
     static func removal(_ removal: MetadataRemoval, for asset: AssetRecord) -> MetadataRemoval {
-        removal == .all || asset.imageProperties["{GPS}"] != nil ? removal : .none
+        removal == .all || asset.imageProperties["{GPS}"] != nil || MetadataStripper.rewritesInPlace(asset.type) ? removal : .none
     }
 }

@@ -15,21 +15,40 @@ import Testing
     static let (approximateLatitude, approximateLongitude) = (59.9, 10.8)
 
     @Test func aPickWithoutConsentDeliversNoLocationInAnyFormat() async throws {
-        let harness = try await ServiceHarness.start(importFolders: Self.folders)
+        // A photo, a HEIC and a movie whose only location is in their XMP (no EXIF GPS, no
+        // QuickTime location), made from the samples by exiftool.
+        let xmpFolder = URL(fileURLWithPath: "/tmp/lbxmp-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: xmpFolder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: xmpFolder) }
+        let xmpLocated = xmpFolder.appendingPathComponent("xmp-located.jpg")
+        try FileManager.default.copyItem(at: ServiceHarness.samples.appendingPathComponent("harbour.jpg"), to: xmpLocated)
+        let xmpLocatedHEIC = xmpFolder.appendingPathComponent("xmp-located.heic")
+        try FileManager.default.copyItem(at: ServiceHarness.extraSamples.appendingPathComponent("harbour.heic"), to: xmpLocatedHEIC)
+        let xmpLocatedMovie = xmpFolder.appendingPathComponent("xmp-located.mp4")
+        try FileManager.default.copyItem(at: ServiceHarness.samples.appendingPathComponent("clip.mp4"), to: xmpLocatedMovie)
+        for file in [xmpLocated, xmpLocatedHEIC, xmpLocatedMovie] {
+            try await Exiftool.write(["-gps:all=", "-XMP:GPSLatitude=\(Self.latitude)", "-XMP:GPSLongitude=\(Self.longitude)"], to: file)
+            let xmpFields = try await Exiftool.locationFields(of: file)
+            #expect(xmpFields["XMP-exif:GPSLatitude"] != nil && xmpFields["GPS:GPSLatitude"] == nil, "\(xmpFields)")
+        }
+
+        let harness = try await ServiceHarness.start(importFolders: Self.folders + [xmpFolder])
         defer { harness.stop() }
         let app = try await harness.registerApp("journal")
         let original = ServiceHarness.samples.appendingPathComponent("harbour.jpg")
         #expect(try await Exiftool.locationFields(of: original)["GPS:GPSLatitude"] != nil, "the sample has a location: what follows can fail")
 
         // The app does not ask; then it asks, and the owner gives none.
-        for (name, file) in [("harbour.jpg", "none.jpg"), ("harbour.heic", "none-heic.jpg"), ("located.mov", "none.mov"), ("hevc.mov", "none-hevc.mov")] {
+        for (name, file) in [("harbour.jpg", "none.jpg"), ("harbour.heic", "none-heic.jpg"), ("located.mov", "none.mov"), ("hevc.mov", "none-hevc.mov"),
+                             ("xmp-located.jpg", "none-xmp.jpg"), ("xmp-located.heic", "none-xmp-heic.jpg"),
+                             ("xmp-located.mp4", "none-xmp.mp4")] {
             let provider = try await harness.pickProvider(named: name, as: app, PickerConfiguration(), location: nil)
             let delivered = harness.root.appendingPathComponent(file)
             try await provider.loadFileRepresentation(to: delivered)
             let fields = try await Exiftool.locationFields(of: delivered)
             #expect(fields.isEmpty, "\(name) delivered with \(fields)")
             #expect(try await provider.describe().imageProperties?["{GPS}"] == nil)
-            if name.hasSuffix(".mov") {
+            if name.hasSuffix(".mov") || name.hasSuffix(".mp4") {
                 #expect(!(try FFprobe.read(delivered).tags.keys.contains { $0.lowercased().contains("location") }))
             }
             if name == "harbour.jpg" {
@@ -215,6 +234,11 @@ enum Exiftool {
         let text = try await run(["-a", "-G1", "-s", "-gps:all", "-Composite:GPSPosition", file.path])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "(no GPS fields)" : "\n" + text
+    }
+
+    /// Rewrites `file` in place with exiftool's tag assignments (`-TAG=VALUE`, `-TAG=` to remove).
+    static func write(_ assignments: [String], to file: URL) async throws {
+        _ = try await run(["-q", "-overwrite_original"] + assignments + [file.path])
     }
 
     private static func run(_ arguments: [String]) async throws -> String {

@@ -22,10 +22,13 @@ import Testing
         let movie = try Data(contentsOf: ServiceHarness.repository.appendingPathComponent("Samples/library/clip.mp4"))
         let app = try await harness.registerApp("motion-viewer")
         for name in Self.layouts {
-            async let items = PhotoPicker(connection: app).pick(PickerConfiguration(filter: .livePhotos), timeout: .seconds(30))
+            // Asked and given with its precise location: without it, a still's XMP (the Motion Photo's
+            // description among it) is removed whole, and the still is no longer the original.
+            async let items = PhotoPicker(connection: app).pick(PickerConfiguration(filter: .livePhotos, location: .precise),
+                                                                timeout: .seconds(30))
             let pick = try await harness.pendingPick(owner)
             let asset = try #require(live.first { $0.fileName == name })
-            try await owner.choose([asset.identifier], for: pick.pick)
+            try await owner.choose([asset.identifier], for: pick.pick, location: .precise)
             let provider = try #require(try await items.first).itemProvider
             let still: UTType = name.hasSuffix(".heic") ? .heic : .jpeg
             #expect(provider.registeredTypeIdentifiers.prefix(2) == [.livePhoto, still], "\(name)")
