@@ -196,6 +196,8 @@ let package = Package(
             name: "LightboxBench",
             dependencies: [
                 "CZeroMQ", "LightboxClient", "LightboxCommandLineSupport", "LightboxObjectStore", "LightboxProtocol", "LightboxTransport", "Media",
+                // The throwaway PostgreSQL and SeaweedFS of `bench scale --database postgres --originals s3`.
+                "TestServers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -24,11 +24,12 @@ public final class ServiceProcesses: @unchecked Sendable {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
     }
 
-    /// `serviceArguments` go to both services, `extraPickerArguments` to the picker alone.
+    /// `serviceArguments` go to both services, `extraAuthArguments` to auth alone, `extraPickerArguments`
+    /// to the picker alone.
     public init(data: String, authEndpoint: String, pickerEndpoint: String, importFolders: [String], logLevel: String = "info",
-         serviceArguments: [String] = [], extraPickerArguments: [String] = []) throws {
+         serviceArguments: [String] = [], extraAuthArguments: [String] = [], extraPickerArguments: [String] = []) throws {
         let common = ["--data", data, "--log-level", logLevel] + serviceArguments
-        let authArguments = common + ["--endpoint", authEndpoint]
+        let authArguments = common + ["--endpoint", authEndpoint] + extraAuthArguments
         auth = try Self.start("lightbox-auth", authArguments)
         var pickerArguments = common + ["--endpoint", pickerEndpoint, "--auth-endpoint", authEndpoint] + extraPickerArguments
         for folder in importFolders { pickerArguments += ["--import", folder] }

@@ -1,4 +1,5 @@
 import Foundation
+import TestServers
 import Testing
 
 /// The benches are how the team measures the control plane; these run each for a moment (no timing
@@ -45,10 +46,13 @@ import Testing
     }
 
     @Test func benchScaleImportsAndMeasuresASmallLibrary() async throws {
-        let (output, status) = try await lightbox(["bench", "scale", "--count", "60", "--selection", "30", "--repeats", "1"])
+        // With a throwaway SeaweedFS beside the embedded setup when it is installed: the S3 column and its ratios.
+        let store = SeaweedFSServer.isInstalled ? ["--originals", "s3"] : []
+        let (output, status) = try await lightbox(["bench", "scale", "--count", "60", "--selection", "30", "--repeats", "1", "--load-mb", "2"] + store)
         #expect(status == 0, "bench scale failed:\n\(output)")
         for line in ["import ", "library.query, first page", "owner.assets, first page", "library.fetchAssets, 100 ids",
-                     "library.query, limited app", "peak memory: picker "] {
+                     "library.query, limited app", "2 MiB load (MB/s)", "peak memory, SQLite + folder: picker "]
+            + (store.isEmpty ? [] : ["S3 originals", "slower ×", "peak memory, S3 originals: picker "]) {
             #expect(output.contains(line), "no \"\(line)\" in:\n\(output)")
         }
         #expect(output.contains("60 assets"), "the library is not the size asked:\n\(output)")
