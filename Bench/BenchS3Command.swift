@@ -9,20 +9,23 @@ struct BenchS3Command: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "s3", abstract: "PUT and GET one large object through the S3 client, then through curl, on any S3-compatible store.",
         discussion: """
-        Needs a running S3-compatible store and a bucket there (for instance SeaweedFS: \
-        `weed mini -dir=DIR -s3.config=FILE -bucket=NAME`), and credentials in AWS_ACCESS_KEY_ID and \
-        AWS_SECRET_ACCESS_KEY. Writes a file of random bytes, uploads it with the client (multipart above \
+        Runs against --endpoint and --bucket with credentials in AWS_ACCESS_KEY_ID and \
+        AWS_SECRET_ACCESS_KEY (any S3-compatible store); without --endpoint it starts a throwaway \
+        SeaweedFS (`weed mini`, as the tests do; `make deps` installs it). Writes a file of random bytes, uploads it with the client (multipart above \
         16 MiB) and streams it back, then does the same with curl, and times `cat FILE > /dev/null`; \
         prints MB/s of each and the ratios. The objects are deleted afterwards.
         """)
 
-    @Option(help: "The store's endpoint, e.g. http://127.0.0.1:8333.") var endpoint: String
-    @Option(help: "A bucket that exists on the store.") var bucket: String
+    @Option(help: "The store's endpoint, e.g. http://127.0.0.1:8333 (default: a throwaway SeaweedFS).") var endpoint: String?
+    @Option(help: "A bucket that exists on the store (with --endpoint).") var bucket: String?
     @Option(help: "The region signed for.") var region = "us-east-1"
     @Option(help: "Size of the object in MiB.") var sizeMb = 256
 
     func run() async throws {
-        let credentials = try SigningCredentials.load(file: nil)
+        let servers = ThrowawayServers()
+        defer { servers.stop() }
+        let store = try await servers.objectStore(endpoint: endpoint, bucket: bucket)
+        let (endpoint, bucket, credentials) = (store.endpoint, store.bucket, store.credentials)
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-s3-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }

@@ -55,6 +55,20 @@ final class ThrowawayServers: @unchecked Sendable {
     /// A local cache too small for the movie: each load comes from the store, as a first load does.
     private var coldLoads: [String] { ["--cache-mb", "1"] }
 
+    /// `endpoint` and `bucket` with the environment's credentials, or a SeaweedFS started here when
+    /// `endpoint` is nil.
+    func objectStore(endpoint: String?, bucket: String?) async throws
+        -> (endpoint: String, bucket: String, credentials: SigningCredentials) {
+        if let endpoint {
+            guard let bucket else { throw BenchScaleError("--endpoint \(endpoint) needs --bucket, a bucket that exists there") }
+            return (endpoint, bucket, try SigningCredentials.load(file: nil))
+        }
+        note("starting a throwaway SeaweedFS (weed mini)")
+        let server = try await SeaweedFSServer.start()
+        seaweed = server
+        return (server.endpoint, SeaweedFSServer.bucket, SeaweedFSServer.credentials)
+    }
+
     func stop() {
         postgres?.stop()
         seaweed?.stop()
