@@ -19,7 +19,7 @@ public struct PostgresMigrator: Sendable {
 
     /// `table` is an SQL identifier of lower-case letters, digits and underscores.
     public init(table: String) {
-        precondition(!table.isEmpty && table.allSatisfy { $0.isLowercase || $0.isNumber || $0 == "_" }, "not a plain SQL identifier: \(table)")
+        precondition(PlainIdentifier.isValid(table), "not a plain SQL identifier: \(table)")
         self.table = table
     }
 

@@ -88,6 +88,11 @@ extension PostgresStorageError {
             self.init(failure: underneath, location: location, doing: doing)
             return
         }
+        // One of ours, thrown inside a transaction, already says what went wrong.
+        if let own = failure as? PostgresStorageError {
+            self = own
+            return
+        }
         guard let error = failure as? PSQLError else {
             self.init(code: .internal, message: "The database at \(location) could not \(doing).", cause: "\(failure)")
             return
