@@ -41,6 +41,14 @@ import Glibc
         let fetched = try await library.fetchAssets(withLocalIdentifiers: [before.assets[0].identifier])
         #expect(fetched.map(\.identifier) == [before.assets[0].identifier])
 
+        // An app that connects now, with both pickers in LIGHTBOX_PICKER_ENDPOINT, reads through the second.
+        let lightbox = try await Lightbox.connect(app: "reader", data: harness.directory.dataDirectory, environment: [
+            Lightbox.Environment.authEndpoint: harness.directory.authEndpoint,
+            Lightbox.Environment.pickerEndpoint: " \(harness.directory.pickerEndpoint), \(second.endpoint),",
+        ])
+        defer { lightbox.close() }
+        #expect(try await lightbox.library.fetchAssets(query).assets.map(\.identifier) == before.assets.map(\.identifier))
+
         Self.kill(second.process)
         let failure = await #expect(throws: LightboxError.self) { try await library.fetchAssets(query) }
         #expect(failure?.code == .timeout)

@@ -23,7 +23,7 @@ from .errors import LightboxError
 from .protocol import JSONObject, ReplyStatus, stream_cancel_body
 from .transport import Connection, Exchange, KeyPair, StreamExchange, T, closed
 
-__all__ = ["FailoverConnection", "REPEATABLE_OPERATIONS"]
+__all__ = ["FailoverConnection", "REPEATABLE_OPERATIONS", "RESTARTABLE_STREAMS"]
 
 #: Requests sent again at the next picker when the one in use stopped answering before any reply
 #: was handled: reads, which change nothing but the audit log (a read sent twice may be audited
@@ -34,6 +34,9 @@ REPEATABLE_OPERATIONS = frozenset({
     "library.albums.assets", "library.changes", "image.request", "library.properties", "library.editingInput",
     "owner.pending", "owner.assets", "owner.outline", "owner.thumbnail", "owner.asset", "owner.media",
 })
+
+#: Credit streams started again at the next picker, skipping the bytes already delivered.
+RESTARTABLE_STREAMS = frozenset({"provider.load"})
 
 
 class _PickerLost(Exception):
@@ -154,7 +157,7 @@ class FailoverConnection(Connection):
             except _PickerLost as lost:
                 endpoint = self.endpoints[index]
                 self._mark_dead(index)
-                if isinstance(exchange, StreamExchange):
+                if isinstance(exchange, StreamExchange) and exchange.op in RESTARTABLE_STREAMS:
                     exchange.restart()
                 elif lost.handled:
                     raise LightboxError("timeout", f"lightbox-picker at {endpoint} stopped answering in the middle of "
