@@ -6,6 +6,7 @@ The second picker's data folder is a copy of the first's (keys and catalog) made
 was stopped, so both serve the same assets and tokens.
 """
 
+import asyncio
 import contextlib
 import hashlib
 import os
@@ -19,6 +20,8 @@ import time
 import pytest
 
 import lightbox as lb
+from lightbox.aio import AsyncServiceDirectory
+from lightbox.failover import AsyncFailoverConnection
 from conftest import SAMPLES, OwnerThread, binary, start_services
 
 APP = "py-failover"
@@ -177,3 +180,23 @@ def test_a_load_broken_mid_stream_finishes_at_the_other_picker(tmp_path):
         assert hashlib.sha256(destination.read_bytes()).hexdigest() == expected
         completed = [done for done, _ in calls]
         assert completed == sorted(completed) and completed[-1] == os.path.getsize(original)
+
+
+def test_asyncio_reads_go_on_at_the_other_picker(pickers):
+    services, _, second_endpoint = pickers
+
+    async def story():
+        directory = AsyncServiceDirectory(services.data, services.auth_endpoint,
+                                          f"{services.picker_endpoint},{second_endpoint}")
+        async with directory.photo_library(APP) as library:
+            picker = library.picker
+            assert isinstance(picker, AsyncFailoverConnection)
+            picker.failover_time = 1.0
+            before, total = await library.query(limit=1000)
+            assert total > 0 and picker.endpoint == services.picker_endpoint
+            kill(services.processes["lightbox-picker"])
+            after, _ = await library.query(limit=1000)
+            assert [asset.identifier for asset in after] == [asset.identifier for asset in before]
+            assert picker.endpoint == second_endpoint and picker.dead_endpoints == [services.picker_endpoint]
+
+    asyncio.run(story())
