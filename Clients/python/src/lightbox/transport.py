@@ -486,8 +486,8 @@ class BaseServiceDirectory(abc.ABC, Generic[C]):
     Defaults come from ``LIGHTBOX_DATA`` (``var``), ``LIGHTBOX_AUTH_ENDPOINT``
     (``tcp://127.0.0.1:7711``) and ``LIGHTBOX_PICKER_ENDPOINT`` (``tcp://127.0.0.1:7712``). The picker
     endpoint may list several pickers of one library, separated by commas (they share one service
-    key, ``keys/picker.pub``): blocking app connections then fail over between them
-    (:class:`lightbox.failover.FailoverConnection`); other connections use the first.
+    key, ``keys/picker.pub``): picker connections then fail over between them
+    (:class:`lightbox.failover.FailoverConnection`, ``AsyncFailoverConnection``).
     """
 
     DEFAULT_AUTH_ENDPOINT = "tcp://127.0.0.1:7711"
