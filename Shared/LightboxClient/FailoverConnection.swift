@@ -43,6 +43,9 @@ public final class FailoverConnection: PickerConnection {
         /// Made on first use, closed and forgotten when the picker is found dead.
         var connection: DealerConnection?
         var deadUntil: ContinuousClock.Instant?
+        /// The connection's lost connections when it last answered: more now means the picker
+        /// went away since, so a request's watchdog pings it at once instead of after a silence.
+        var disconnectionsWhenHeard = 0
     }
 
     private struct Members {
@@ -161,7 +164,9 @@ public final class FailoverConnection: PickerConnection {
 
     private func markAlive(_ attempt: Attempt) {
         members.withLock { state in
-            if state.all[attempt.index].connection === attempt.connection { state.all[attempt.index].deadUntil = nil }
+            guard state.all[attempt.index].connection === attempt.connection else { return }
+            state.all[attempt.index].deadUntil = nil
+            state.all[attempt.index].disconnectionsWhenHeard = attempt.connection.disconnections
         }
     }
 
@@ -229,6 +234,7 @@ public final class FailoverConnection: PickerConnection {
     ) async -> TryOutcome {
         let watch = RequestWatch()
         let disconnections = attempt.connection.disconnections
+        let suspect = members.withLock { $0.all[attempt.index].disconnectionsWhenHeard } != disconnections
         return await withTaskGroup(of: TryOutcome?.self) { group in
             group.addTask {
                 do {
@@ -242,7 +248,7 @@ public final class FailoverConnection: PickerConnection {
                     return self.classify(error, of: op, on: attempt, watch: watch)
                 }
             }
-            group.addTask { await self.watchdog(attempt.connection, watch: watch, disconnections: disconnections) }
+            group.addTask { await self.watchdog(attempt.connection, watch: watch, disconnections: disconnections, suspect: suspect) }
             var outcome: TryOutcome = .finished
             for await result in group {
                 if let result {
@@ -266,17 +272,20 @@ public final class FailoverConnection: PickerConnection {
         return .failed(error)
     }
 
-    /// Returns `.lost` once the picker's connection was lost, or it stayed silent `failoverTime` and
-    /// then did not answer a ping within as long; nil when the try ended first.
-    private func watchdog(_ connection: DealerConnection, watch: RequestWatch, disconnections: Int) async -> TryOutcome? {
+    /// Returns `.lost` once the picker's connection was lost, or it stayed silent `failoverTime`
+    /// (at once when `suspect`: it lost its connection since it last answered) and then did not
+    /// answer a ping within `failoverTime`; nil when the try ended first.
+    private func watchdog(_ connection: DealerConnection, watch: RequestWatch, disconnections: Int, suspect: Bool) async -> TryOutcome? {
         let failoverTime = configuration.failoverTime
         let tick = min(failoverTime, .milliseconds(200))
+        var suspect = suspect
         while !Task.isCancelled {
             try? await Task.sleep(for: tick)
             if Task.isCancelled { return nil }
             // A new connection does not know the requests sent on the old one.
             if connection.disconnections != disconnections { return watch.lose() }
-            guard watch.silence >= failoverTime else { continue }
+            guard suspect || watch.silence >= failoverTime else { continue }
+            suspect = false
             do {
                 _ = try await connection.request(.ping, Empty(), as: ServiceIdentity.self, timeout: failoverTime)
                 _ = watch.heard(delivering: false)
