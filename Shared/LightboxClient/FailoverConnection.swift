@@ -200,6 +200,10 @@ public final class FailoverConnection: PickerConnection {
                     continuation.finish()
                     return
                 }
+                if members.withLock({ $0.isClosed }) {
+                    continuation.finish(throwing: LightboxError(.cancelled, "The connection to the pickers was closed."))
+                    return
+                }
                 let lost = PickerLost(endpoint: endpoint)
                 if delivered {
                     continuation.finish(throwing: LightboxError(
@@ -264,7 +268,9 @@ public final class FailoverConnection: PickerConnection {
     /// An error of the try: the picker's own answer, or a sign that it is gone.
     private func classify(_ error: any Error, of op: OperationName, on attempt: Attempt, watch: RequestWatch) -> TryOutcome? {
         guard let error = error as? LightboxError else { return .failed(error) }
-        let replaced = members.withLock { $0.all[attempt.index].connection !== attempt.connection }
+        // Closed by the app: the request ends as on a closed DealerConnection.
+        let (closed, replaced) = members.withLock { ($0.isClosed, $0.all[attempt.index].connection !== attempt.connection) }
+        if closed { return .failed(error) }
         // Closed because another request found this picker dead, or (for a read) no reply within its time.
         if (error.code == .cancelled && replaced) || (error.code == .timeout && PickerEndpoints.repeatableOperations.contains(op)) {
             return watch.lose()
