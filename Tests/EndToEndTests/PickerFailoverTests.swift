@@ -238,7 +238,7 @@ final class SecondPicker: Sendable {
             "--data", data.path, "--log-level", "warning", "--endpoint", endpoint, "--auth-endpoint", harness.directory.authEndpoint,
         ] + harness.pickerArguments)
         let log = harness.root.appendingPathComponent("lightbox-picker-2.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
