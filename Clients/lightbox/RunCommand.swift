@@ -27,7 +27,8 @@ struct RunCommand: AsyncParsableCommand {
         if folders.isEmpty, FileManager.default.fileExists(atPath: "Samples/library") { folders = ["Samples/library"] }
         try FileManager.default.createDirectory(atPath: services.data, withIntermediateDirectories: true)
         // One service in a ServiceGroup: Ctrl-C or SIGTERM shut it down gracefully.
-        let local = LocalServices(data: services.data, authEndpoint: services.authEndpoint, pickerEndpoint: services.pickerEndpoint,
+        // One picker runs here: the first of a list of several.
+        let local = LocalServices(data: services.data, authEndpoint: services.authEndpoint, pickerEndpoint: services.directory.pickerEndpoint,
                                   importFolders: folders, logLevel: logLevel, listen: listen, startsSurface: !noSurface)
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: local)], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "lightbox.run")))

@@ -11,7 +11,12 @@ struct ServiceOptions: ParsableArguments {
     @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
     var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? ServiceDirectory.defaultAuthEndpoint
 
-    @Option(help: "lightbox-picker's endpoint. Env: LIGHTBOX_PICKER_ENDPOINT.")
+    @Option(help: ArgumentHelp("""
+        lightbox-picker's endpoint, or several pickers of one library separated by commas \
+        (tcp://a:7712,tcp://b:7712): app commands fail over to the next when one stops answering; owner \
+        commands use the first. The pickers share one service key (copy keys/picker.key and keys/picker.pub). \
+        Env: LIGHTBOX_PICKER_ENDPOINT.
+        """))
     var pickerEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? ServiceDirectory.defaultPickerEndpoint
 
     @Option(help: "Seconds to wait for a service's answer.")
@@ -36,7 +41,7 @@ struct ServiceOptions: ParsableArguments {
     func libraryAsApp(_ app: String) async throws -> PhotoLibrary {
         let keyPair = try appKeyPair(app)
         return PhotoLibrary(auth: try await directory.connectToAuth(as: keyPair, timeout: .seconds(timeout)),
-                            picker: try await directory.connectToPicker(as: keyPair, timeout: .seconds(timeout)))
+                            picker: try await directory.connectToPickers(as: keyPair, timeout: .seconds(timeout)))
     }
 
     func appKeyPair(_ app: String) throws -> CurveKeyPair {
@@ -45,7 +50,7 @@ struct ServiceOptions: ParsableArguments {
         }
     }
 
-    func pickerAsApp(_ app: String) async throws -> DealerConnection {
-        try await directory.connectToPicker(as: try appKeyPair(app), timeout: .seconds(timeout))
+    func pickerAsApp(_ app: String) async throws -> any PickerConnection {
+        try await directory.connectToPickers(as: try appKeyPair(app), timeout: .seconds(timeout))
     }
 }

@@ -90,7 +90,7 @@ extension ItemProvider {
 
     /// The representation as a delivered descriptor, or nil when the credit stream should carry it.
     func openDelivered(type: UTType?) async throws -> DeliveredDescriptor? {
-        guard delivery == .automatic, connection.configuration.endpoint.hasPrefix("ipc://") else { return nil }
+        guard delivery == .automatic, connection.endpoint.hasPrefix("ipc://") else { return nil }
         let ticket: FileTicket
         do {
             // Progress (a download from the cloud tier, a transcode) keeps the wait alive, as for a stream.

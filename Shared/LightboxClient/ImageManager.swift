@@ -22,9 +22,9 @@ public struct RenderedImage: Sendable, Equatable {
 
 /// PHImageManager: images and movies of assets the app may see through its library access.
 public struct ImageManager: Sendable {
-    let picker: DealerConnection
+    let picker: any PickerConnection
 
-    public init(picker: DealerConnection) {
+    public init(picker: any PickerConnection) {
         self.picker = picker
     }
 
@@ -37,7 +37,7 @@ public struct ImageManager: Sendable {
     ) -> AsyncThrowingStream<ImageRequestOutcome, Error> {
         let id = UUID().uuidString
         onStart(id)
-        let replies = picker.send(.requestImage, request, timeout: .seconds(60), id: id)
+        let replies = picker.send(.requestImage, request, attachments: [], timeout: .seconds(60), id: id)
         return AsyncThrowingStream { continuation in
             let task = Task {
                 do {
@@ -85,7 +85,7 @@ public struct ImageManager: Sendable {
         var hasher = SHA256Hasher()
         var received: Int64 = 0
         var quality: String?
-        for try await reply in picker.send(.requestVideo, request, timeout: .seconds(30), id: id) {
+        for try await reply in picker.send(.requestVideo, request, attachments: [], timeout: .seconds(30), id: id) {
             switch reply.status {
             case .progress:
                 if let step = try? reply.body(TranscodeProgress.self), step.event == "transcode" {

@@ -13,12 +13,12 @@ public struct LoadProgress: Sendable, Hashable {
 /// NSItemProvider for a picked asset: the app holds the token, the picker holds the bytes.
 public struct ItemProvider: Sendable {
     public let descriptor: ItemProviderDescriptor
-    let connection: DealerConnection
+    let connection: any PickerConnection
     /// How loads reach this process: by default a read-only file descriptor from the picker's
     /// delivery socket when connected over ipc://, else the credit stream.
     public var delivery: LoadDelivery = .automatic
 
-    public init(_ descriptor: ItemProviderDescriptor, connection: DealerConnection) {
+    public init(_ descriptor: ItemProviderDescriptor, connection: any PickerConnection) {
         self.descriptor = descriptor
         self.connection = connection
     }

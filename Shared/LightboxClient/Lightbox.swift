@@ -18,6 +18,7 @@ public struct Lightbox: Sendable {
         /// The data directory holding the services' public keys and `apps/<id>.key` (default `./var`).
         public static let data = "LIGHTBOX_DATA"
         public static let authEndpoint = "LIGHTBOX_AUTH_ENDPOINT"
+        /// One picker, or several of one library separated by commas: the client fails over between them.
         public static let pickerEndpoint = "LIGHTBOX_PICKER_ENDPOINT"
         /// A key file of the app's own, instead of `DATA/apps/<id>.key`.
         public static let appKey = "LIGHTBOX_APP_KEY"
@@ -28,7 +29,7 @@ public struct Lightbox: Sendable {
     public let picker: PhotoPicker
     public let library: PhotoLibrary
     public let imageManager: ImageManager
-    private let connections: [DealerConnection]
+    private let connections: [any PickerConnection]
 
     /// Connects as `app` with its key pair, to the services named by the environment (or the defaults:
     /// `./var`, `tcp://127.0.0.1:7711` and `:7712`). `data` overrides `LIGHTBOX_DATA`.
@@ -49,7 +50,7 @@ public struct Lightbox: Sendable {
                                 + "(it writes \(directory.keys.appKeyURL(app).path)), or set \(Environment.appKey) to its key file.")
         }
         let auth = try await directory.connectToAuth(as: keyPair, timeout: timeout, logger: logger)
-        let picker = try await directory.connectToPicker(as: keyPair, timeout: timeout, logger: logger)
+        let picker = try await directory.connectToPickers(as: keyPair, timeout: timeout, logger: logger)
         return Lightbox(app: app, picker: PhotoPicker(connection: picker), library: PhotoLibrary(auth: auth, picker: picker),
                         imageManager: ImageManager(picker: picker), connections: [auth, picker])
     }

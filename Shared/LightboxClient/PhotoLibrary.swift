@@ -6,9 +6,10 @@ import LightboxTransport
 /// which asks the auth service). Shaped like PhotoKit so ported code reads the same.
 public struct PhotoLibrary: Sendable {
     let auth: DealerConnection
-    let picker: DealerConnection
+    let picker: any PickerConnection
 
-    public init(auth: DealerConnection, picker: DealerConnection) {
+    /// `picker` is one picker's connection, or a `FailoverConnection` over several.
+    public init(auth: DealerConnection, picker: any PickerConnection) {
         self.auth = auth
         self.picker = picker
     }

@@ -31,7 +31,7 @@ public struct PickedItem: Sendable {
 /// `PhotoPicker(connection:).pick(…)` works from any task as before.
 @MainActor @Observable
 public final class PhotoPicker {
-    @ObservationIgnored nonisolated let connection: DealerConnection
+    @ObservationIgnored nonisolated let connection: any PickerConnection
 
     /// What the owner chose in the last answered presentation (the owner's order with `.ordered`);
     /// empty when they cancelled. Dismissing from the app's side leaves it as it was.
@@ -65,7 +65,7 @@ public final class PhotoPicker {
     /// Counts presentations, so that an answer to one the app dismissed is not taken for a later one's.
     @ObservationIgnored private var presentations = 0
 
-    public nonisolated init(connection: DealerConnection) {
+    public nonisolated init(connection: any PickerConnection) {
         self.connection = connection
     }
 

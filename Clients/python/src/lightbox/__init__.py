@@ -16,6 +16,7 @@ The names most programs need are here; the modules hold the rest:
 """
 
 from .errors import ErrorCode, LightboxError
+from .failover import FailoverConnection
 from .image_manager import ImageManager, VideoResult
 from .library import PhotoLibrary
 from .owner import AppRegistry, OwnerSettings, OwnerSurface
@@ -28,7 +29,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "LightboxError", "ErrorCode", "AccessLevel", "AuthorizationStatus", "MediaType", "PromptAnswer", "LocationAccess",
-    "KeyPair", "Connection", "ServiceDirectory",
+    "KeyPair", "Connection", "FailoverConnection", "ServiceDirectory",
     "PhotoPicker", "PickerResult", "ItemProvider", "Asset",
     "SelectionLimits", "SelectionMisfit",
     "PhotoLibrary", "ImageManager", "ImageResult", "VideoResult",

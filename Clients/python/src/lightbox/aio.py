@@ -116,6 +116,15 @@ class AsyncConnection:
         except LightboxError:
             return None
 
+    async def next_reply(self, id: str, timeout: float) -> Reply:
+        """The next reply to request ``id`` within ``timeout`` seconds, without ending the request
+        when none comes (``LightboxError("timeout")``); :meth:`forget` ends it."""
+        return await self._wait_for(id, timeout)
+
+    def forget(self, id: str) -> None:
+        """Drops request ``id``: later replies to it are discarded."""
+        self._inbox.pop(id, None)
+
     async def _wait_for(self, id: str, idle: float) -> Reply:
         """The next reply to ``id``; whoever holds the reader's turn files others' replies for them."""
         loop = asyncio.get_running_loop()
@@ -197,6 +206,15 @@ class AsyncServiceDirectory(BaseServiceDirectory[AsyncConnection]):
 
     def connect(self, endpoint: str, server_public_key: str, key_pair: KeyPair, timeout: float) -> AsyncConnection:
         return AsyncConnection(endpoint, server_public_key, key_pair, timeout)
+
+    def connect_to_picker(self, key_pair: KeyPair, timeout: float = 10.0) -> AsyncConnection:
+        """A connection to the picker; with several picker endpoints, one that fails over between them."""
+        endpoints = self.picker_endpoints
+        if len(endpoints) == 1:
+            return super().connect_to_picker(key_pair, timeout)
+        from .failover import AsyncFailoverConnection  # builds on this module
+
+        return AsyncFailoverConnection(endpoints, self.service_public_key("picker"), key_pair, timeout)
 
     def photo_library(self, app: str, timeout: float = 10.0) -> "AsyncPhotoLibrary":
         """An :class:`AsyncPhotoLibrary` for ``app`` with its own connections (``async with`` closes them)."""

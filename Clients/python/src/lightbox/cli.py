@@ -93,7 +93,9 @@ def service_parser(description: str, timeout: float) -> argparse.ArgumentParser:
     parser.add_argument("--data", default=os.environ.get("LIGHTBOX_DATA", "var"),
                         help="data directory with keys/ and apps/ (env LIGHTBOX_DATA, default var)")
     parser.add_argument("--auth-endpoint", default=None, help="env LIGHTBOX_AUTH_ENDPOINT")
-    parser.add_argument("--picker-endpoint", default=None, help="env LIGHTBOX_PICKER_ENDPOINT")
+    parser.add_argument("--picker-endpoint", default=None,
+                        help="one picker, or several of one library separated by commas (the client fails over "
+                             "between them; they share keys/picker.key); env LIGHTBOX_PICKER_ENDPOINT")
     parser.add_argument("--timeout", type=float, default=timeout,
                         help=f"seconds to wait for the owner (default {timeout:g})")
     return parser

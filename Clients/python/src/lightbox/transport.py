@@ -220,6 +220,14 @@ class StreamExchange(Exchange[T]):
         self.received = 0
         self.total: Optional[int] = None
         self.consumed_since_grant = 0
+        # Where this try's next chunk starts: a stream restarted at another picker begins again at
+        # 0 (the load takes no offset), and the bytes already consumed are skipped.
+        self.offset = 0
+
+    def restart(self) -> None:
+        """Prepares the exchange to be sent again (at another picker) after its stream broke."""
+        self.offset = 0
+        self.consumed_since_grant = 0
 
     def step(self, reply: Reply) -> Optional[Post]:
         if reply.status != ReplyStatus.CHUNK:
@@ -229,17 +237,20 @@ class StreamExchange(Exchange[T]):
         if data is None or len(data) != header.length:
             raise LightboxError("internal", f"The picker sent a chunk header for {header.length} bytes with "
                                             f"{'no data frame' if data is None else f'{len(data)} bytes'}.")
-        if header.offset != self.received:
+        if header.offset != self.offset or header.offset > self.received:
             raise LightboxError(
                 "internal", f"The picker sent the chunk at {header.offset} while {self.received} bytes had arrived.")
-        if header.completed != self.received + header.length or (self.total is not None and header.total != self.total):
+        if header.completed != self.offset + header.length or (self.total is not None and header.total != self.total):
             raise LightboxError("internal", "The picker's chunk headers disagree about the stream's progress.")
         self.total = header.total
-        self.consume(data)
-        self.hasher.update(data)
-        self.received += len(data)
-        if self.progress is not None:
-            self.progress(self.received, header.total)
+        self.offset += header.length
+        fresh = data[len(data) - (self.offset - self.received):] if self.offset > self.received else b""
+        if fresh:
+            self.consume(fresh)
+            self.hasher.update(fresh)
+            self.received += len(fresh)
+            if self.progress is not None:
+                self.progress(self.received, header.total)
         self.consumed_since_grant += 1
         if self.consumed_since_grant * 2 < self.credit:
             return None
@@ -419,6 +430,16 @@ class Connection:
                 except (LightboxError, zmq.ZMQError):
                     pass
 
+    def next_reply(self, id: str, timeout: float) -> Reply:
+        """The next reply to request ``id`` (sent with :meth:`send`) within ``timeout`` seconds, without
+        ending the request when none comes (``LightboxError("timeout")``); :meth:`forget` ends it."""
+        queue = self._inbox.setdefault(id, [])
+        return queue.pop(0) if queue else self._wait_for(id, timeout)
+
+    def forget(self, id: str) -> None:
+        """Drops request ``id``: later replies to it are discarded."""
+        self._inbox.pop(id, None)
+
     def _wait_for(self, id: str, idle: float) -> Reply:
         deadline = time.monotonic() + idle
         while True:
@@ -463,7 +484,10 @@ class BaseServiceDirectory(abc.ABC, Generic[C]):
     :class:`lightbox.aio.AsyncServiceDirectory`).
 
     Defaults come from ``LIGHTBOX_DATA`` (``var``), ``LIGHTBOX_AUTH_ENDPOINT``
-    (``tcp://127.0.0.1:7711``) and ``LIGHTBOX_PICKER_ENDPOINT`` (``tcp://127.0.0.1:7712``).
+    (``tcp://127.0.0.1:7711``) and ``LIGHTBOX_PICKER_ENDPOINT`` (``tcp://127.0.0.1:7712``). The picker
+    endpoint may list several pickers of one library, separated by commas (they share one service
+    key, ``keys/picker.pub``): picker connections then fail over between them
+    (:class:`lightbox.failover.FailoverConnection`, ``AsyncFailoverConnection``).
     """
 
     DEFAULT_AUTH_ENDPOINT = "tcp://127.0.0.1:7711"
@@ -477,6 +501,12 @@ class BaseServiceDirectory(abc.ABC, Generic[C]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.data_dir!r}, {self.auth_endpoint!r}, {self.picker_endpoint!r})"
+
+    @property
+    def picker_endpoints(self) -> List[str]:
+        """The pickers, in the order a client tries them."""
+        return [endpoint.strip() for endpoint in self.picker_endpoint.split(",") if endpoint.strip()] or [
+            self.DEFAULT_PICKER_ENDPOINT]
 
     # -- keys --
 
@@ -503,7 +533,7 @@ class BaseServiceDirectory(abc.ABC, Generic[C]):
         """A connection to ``endpoint`` with ``key_pair``."""
 
     def connect_to_picker(self, key_pair: KeyPair, timeout: float = 10.0) -> C:
-        return self.connect(self.picker_endpoint, self.service_public_key("picker"), key_pair, timeout)
+        return self.connect(self.picker_endpoints[0], self.service_public_key("picker"), key_pair, timeout)
 
     def connect_to_auth(self, key_pair: KeyPair, timeout: float = 10.0) -> C:
         return self.connect(self.auth_endpoint, self.service_public_key("auth"), key_pair, timeout)
@@ -537,6 +567,15 @@ class ServiceDirectory(BaseServiceDirectory[Connection]):
 
     def connect(self, endpoint: str, server_public_key: str, key_pair: KeyPair, timeout: float) -> Connection:
         return Connection(endpoint, server_public_key, key_pair, timeout)
+
+    def connect_to_picker(self, key_pair: KeyPair, timeout: float = 10.0) -> Connection:
+        """A connection to the picker; with several picker endpoints, one that fails over between them."""
+        endpoints = self.picker_endpoints
+        if len(endpoints) == 1:
+            return super().connect_to_picker(key_pair, timeout)
+        from .failover import FailoverConnection  # builds on this module
+
+        return FailoverConnection(endpoints, self.service_public_key("picker"), key_pair, timeout)
 
     def photo_library(self, app: str, timeout: float = 10.0) -> "PhotoLibrary":
         """A :class:`~lightbox.library.PhotoLibrary` for ``app`` with its own connections to both
