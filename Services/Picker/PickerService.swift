@@ -255,6 +255,7 @@ public final class PickerService: Service {
         renderPool.stop()
         await catalog.objectStore?.client.shutdown()
         await (catalog.cloudStore as? S3CloudStore)?.client.shutdown()
+        await (renditions.shared?.store as? S3DerivativeStore)?.client.shutdown()
     }
 }
 

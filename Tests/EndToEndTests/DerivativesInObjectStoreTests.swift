@@ -16,48 +16,25 @@ import Testing
 struct DerivativesInObjectStoreTests {
     static let derivedPrefix = "derived/"
 
+    /// The services of `ObjectStoreOriginalsTests`, the picker's metrics served too.
     struct Setup {
-        let store: SeaweedFSServer
-        let cache: URL
-        let harness: ServiceHarness
+        let base: ObjectStoreOriginalsTests.Setup
         let metricsPort: Int
+        var store: SeaweedFSServer { base.store }
+        var cache: URL { base.cache }
+        var harness: ServiceHarness { base.harness }
 
         static func start() async throws -> Setup {
-            let store = try await SeaweedFSServer.start()
-            let cache = URL(fileURLWithPath: "/tmp/lbs3-derived-\(UUID().uuidString.prefix(8))")
             let port = try FreePort.make()
-            do {
-                let harness = try await ServiceHarness.start(
-                    pickerOptions: ["--originals", "s3://\(SeaweedFSServer.bucket)/library/", "--s3-endpoint", store.endpoint,
-                                    "--cache", cache.path, "--s3-timeout", "5", "--metrics", "127.0.0.1:\(port)"],
-                    environment: ["AWS_ACCESS_KEY_ID": SeaweedFSServer.credentials.accessKeyID,
-                                  "AWS_SECRET_ACCESS_KEY": SeaweedFSServer.credentials.secretAccessKey])
-                return Setup(store: store, cache: cache, harness: harness, metricsPort: port)
-            } catch {
-                store.stop()
-                throw error
-            }
+            return Setup(base: try await ObjectStoreOriginalsTests.Setup.start(cacheOptions: ["--metrics", "127.0.0.1:\(port)"]), metricsPort: port)
         }
 
         @discardableResult
-        func stop() -> (auth: Int32, picker: Int32) {
-            let statuses = harness.stop()
-            store.stop()
-            try? FileManager.default.removeItem(at: cache)
-            return statuses
-        }
+        func stop() -> (auth: Int32, picker: Int32) { base.stop() }
 
         /// The derived objects in the store.
         func derivedObjects() async throws -> [ObjectSummary] {
-            let client = try store.client()
-            do {
-                let objects = try await client.listAll(bucket: SeaweedFSServer.bucket, prefix: DerivativesInObjectStoreTests.derivedPrefix)
-                await client.shutdown()
-                return objects
-            } catch {
-                await client.shutdown()
-                throw error
-            }
+            try await base.keys(under: DerivativesInObjectStoreTests.derivedPrefix)
         }
 
         /// The derived object whose name starts with `name` (and of `size` bytes, when given), once it is
@@ -119,9 +96,7 @@ struct DerivativesInObjectStoreTests {
         #expect(try await setup.metric("lightbox_derivatives_made_total") >= 2)
         #expect(setup.localDerived().contains { $0.hasSuffix("/" + movieName) })
         // The originals' prefix holds originals only: the derived files have their own.
-        let client = try setup.store.client()
-        let library = try await client.listAll(bucket: SeaweedFSServer.bucket, prefix: "library/")
-        await client.shutdown()
+        let library = try await setup.base.keys()
         #expect(!library.contains { $0.key.contains(".thumb-") || $0.key.contains(".video-") })
 
         // (b) Stopped, its local derived folder wiped, started again: the same requests are answered
