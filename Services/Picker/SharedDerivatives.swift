@@ -101,6 +101,8 @@ final class SharedDerivatives: Sendable {
                 do {
                     if try await cache.withExistingFile(named: name, { try await store.store(name, from: $0) }) != nil {
                         Self.uploaded.increment()
+                    } else {
+                        logger.debug("not uploading a derivative evicted before its upload", metadata: ["derivative": "\(name)"])
                     }
                     done(name)
                 } catch is CancellationError {

@@ -24,9 +24,10 @@ struct DerivativesInObjectStoreTests {
         var cache: URL { base.cache }
         var harness: ServiceHarness { base.harness }
 
-        static func start() async throws -> Setup {
+        static func start(cacheOptions: [String] = []) async throws -> Setup {
             let port = try FreePort.make()
-            return Setup(base: try await ObjectStoreOriginalsTests.Setup.start(cacheOptions: ["--metrics", "127.0.0.1:\(port)"]), metricsPort: port)
+            return Setup(base: try await ObjectStoreOriginalsTests.Setup.start(cacheOptions: ["--metrics", "127.0.0.1:\(port)"] + cacheOptions),
+                         metricsPort: port)
         }
 
         @discardableResult
@@ -159,5 +160,39 @@ struct DerivativesInObjectStoreTests {
         setup.store.resume()
         #expect(try await setup.derivedObject(startingWith: "\(try Self.hash(of: "harbour.jpg")).thumb-61x61-") != nil)
         #expect(try await setup.derivedObject(startingWith: "\(try Self.hash(of: "sunset.png")).thumb-53x53-") != nil)
+    }
+
+    /// A rendition whose original is not cached either gets the app `timeout` with a sentence naming
+    /// the object store, after bounded waits, while the picker keeps answering and rendering from
+    /// what its cache holds.
+    @Test func aStoreThatHangsWithTheOriginalNotCachedGivesTimeoutAndThePickerKeepsServing() async throws {
+        let setup = try await Setup.start(cacheOptions: ["--cache-files", "1"])
+        defer { setup.stop() }
+        let harness = setup.harness
+        let app = try await harness.registerApp("demo")
+        try await harness.settings().setAccess(SetAccessRequest(app: "demo", readWrite: .full))
+        // Fetching harbour.jpg makes it the one original the cache keeps (as in ObjectStoreOriginalsTests).
+        _ = try await harness.pickProvider(named: "harbour.jpg", as: app).loadDataRepresentation()
+        #expect(setup.base.cachedFiles().count == 1)
+        let manager = try await setup.manager()
+        let meadow = try await harness.asset(named: "meadow.webp")
+        let harbour = try await harness.asset(named: "harbour.jpg")
+
+        setup.store.pause()
+        do {
+            _ = try await manager.requestImage(ImageRequest(asset: meadow.identifier, targetWidth: 71, targetHeight: 71))
+            Issue.record("a rendition of an original only the hung store has was made")
+        } catch let error as LightboxError {
+            #expect(error.code == .timeout)
+            #expect(error.message.contains("object store"), "\(error.message)")
+        }
+        _ = try await harness.ownerConnection().request(.ping, Empty(), as: ServiceIdentity.self)
+        guard case .image(let image) = try await manager.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 71, targetHeight: 71))
+        else {
+            Issue.record("no image of the cached original while the store hangs")
+            return
+        }
+        #expect(try harness.metadata(of: image.data).mediaType == .image)
+        setup.store.resume()
     }
 }
