@@ -82,14 +82,18 @@ struct DerivativesInObjectStoreTests {
 
         // (a) A rendition and a transcode, made from the originals in the store, go to the store (the
         // image request's degraded first answer too, as a rendition of its own).
+        var started = ContinuousClock.now
         guard case .image(let first) = try await manager.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 97, targetHeight: 97))
         else {
             Issue.record("no image")
             return
         }
+        let rendered = ContinuousClock.now - started
         let fast = harness.root.appendingPathComponent("clip-fast.mp4")
+        started = ContinuousClock.now
         #expect(try await manager.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .fastFormat), to: fast)
             == .file(fast, deliveredQuality: "fast"))
+        let transcoded = ContinuousClock.now - started
         let thumbnailName = "\(try Self.hash(of: "harbour.jpg")).thumb-97x97-"
         let movieName = "\(try Self.hash(of: "clip.mp4")).video-360p.mp4"
         let thumbnail = try #require(try await setup.derivedObject(startingWith: thumbnailName, size: first.data.count))
@@ -109,15 +113,20 @@ struct DerivativesInObjectStoreTests {
         }
         #expect(setup.localDerived().isEmpty)
         let restarted = try await setup.manager()
+        started = ContinuousClock.now
         guard case .image(let again) = try await restarted.requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 97, targetHeight: 97))
         else {
             Issue.record("no image after the restart")
             return
         }
+        let fetchedImage = ContinuousClock.now - started
         #expect(again.data == first.data)
         let fastAgain = harness.root.appendingPathComponent("clip-fast-again.mp4")
+        started = ContinuousClock.now
         #expect(try await restarted.requestVideo(VideoRequest(asset: clip.identifier, deliveryMode: .fastFormat), to: fastAgain)
             == .file(fastAgain, deliveredQuality: "fast"))
+        print("image request 97x97: rendered \(rendered), from the store after a wipe \(fetchedImage); "
+              + "fast video: transcoded \(transcoded), from the store after a wipe \(ContinuousClock.now - started)")
         #expect(try sha256(fastAgain) == sha256(fast))
         #expect(try await setup.metric("lightbox_derivatives_made_total") == 0)
         #expect(try await setup.metric("lightbox_derivatives_fetched_total") >= 2)
