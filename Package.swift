@@ -229,7 +229,7 @@ let package = Package(
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
-        .testTarget(name: "PickerTests", dependencies: ["Picker", "Places"], path: "Tests/PickerTests"),
+        .testTarget(name: "PickerTests", dependencies: ["Picker", "Places", "TestServers"], path: "Tests/PickerTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places"], path: "Tests/PlacesTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "LightboxProtocol"], path: "Tests/PortalTests"),

@@ -1,4 +1,5 @@
 import Foundation
+import Metrics
 import Synchronization
 
 /// The disk tier of `RenditionStore`: derived files (transcodes, stripped copies, thumbnails), kept
@@ -18,6 +19,10 @@ import Synchronization
 ///
 /// Every derivative is made on `pool`, never on a cooperative thread, except transcodes, which run
 /// as child processes under their own budget and slots (`file(named:make:)`).
+///
+/// With a `shared` store behind it (derived files in the object store), a missing derivative is
+/// fetched from there before it is made, and one made here is handed to it for upload once
+/// complete: the folder is then a cache of the store, and the store is shared by every picker.
 actor DerivativeCache {
     let folder: URL
     /// `folder`'s path: a derivative's URL is built from it as a string, skipping the checks of
@@ -25,6 +30,8 @@ actor DerivativeCache {
     private let folderPath: String
     let quota: Int64
     let pool: BlockingWorkPool
+    /// The store behind the folder, shared by every picker of the library; nil keeps derivatives here only.
+    nonisolated let shared: SharedDerivatives?
 
     /// The cached files' bytes as last counted: a scan corrects what removals behind the cache's
     /// back (`AssetRemoval`) left counted.
@@ -37,11 +44,14 @@ actor DerivativeCache {
     /// While an eviction scans: the files used meanwhile (kept) and the bytes made meanwhile.
     private var eviction: (used: Set<String>, added: Int64)?
 
-    init(folder: URL, quota: Int64, pool: BlockingWorkPool) {
+    private static let made = Counter(label: "lightbox_derivatives_made_total")
+
+    init(folder: URL, quota: Int64, pool: BlockingWorkPool, shared: SharedDerivatives? = nil) {
         self.folder = folder
         folderPath = folder.path
         self.quota = max(quota, 0)
         self.pool = pool
+        self.shared = shared
         let found = Self.scan(folder, pinned: [])
         totalBytes = found.totalBytes
         lastStamp = Atomic(found.newestStamp)
@@ -97,7 +107,7 @@ actor DerivativeCache {
                 if let running = inFlight[key] {
                     _ = try await running.value
                 } else {
-                    let task = Task { try await produce(url) }
+                    let task = Task { [shared] in try await Self.obtain(name, at: url, from: shared, producing: produce) }
                     inFlight[key] = task
                     defer { inFlight[key] = nil }
                     added(try await task.value)
@@ -114,6 +124,17 @@ actor DerivativeCache {
         unpin(key)
         await evictIfOverQuota()
         return result
+    }
+
+    /// Runs `use` with the derivative named `name` if the folder holds it, kept meanwhile (its use is
+    /// not recorded: an upload reads it); nil when it is not there.
+    func withExistingFile<Result: Sendable>(named name: String, _ use: @Sendable (URL) async throws -> Result) async throws -> Result? {
+        let url = url(named: name)
+        let key = url.path
+        guard FileManager.default.fileExists(atPath: key) else { return nil }
+        pins[key, default: 0] += 1
+        defer { unpin(key) }
+        return try await use(url)
     }
 
     /// The bytes of the derivative named `name` when it is cached and at most `maximumBytes` long,
@@ -154,6 +175,26 @@ actor DerivativeCache {
     }
 
     // MARK: - Steps
+
+    /// The derivative `name` at `url`: fetched from the shared store when it has it, else made by
+    /// `produce` and then handed to the store for upload. Returns its size.
+    private static func obtain(_ name: String, at url: URL, from shared: SharedDerivatives?,
+                               producing produce: @Sendable (URL) async throws -> Int64) async throws -> Int64 {
+        if let shared, !shared.isPaused {
+            do {
+                return try await make(url) { partial in
+                    guard await shared.fetch(name, to: partial) else { throw NotInSharedStore() }
+                }
+            } catch is NotInSharedStore {}
+        }
+        let size = try await produce(url)
+        made.increment()
+        shared?.upload(name)
+        return size
+    }
+
+    /// The shared store has no such derivative (or did not answer): it is made here.
+    private struct NotInSharedStore: Error {}
 
     /// Makes the file through a temporary beside it (renamed into place, so readers see it whole
     /// or not at all); returns its size.

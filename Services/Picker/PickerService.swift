@@ -52,6 +52,11 @@ public final class PickerService: Service {
         public var renderTimeLimit: Duration = .seconds(20)
         /// Originals in an S3-compatible object store instead of DATA/picker/originals.
         public var objectStore: ObjectStoreOriginals?
+        /// Derived files in an object store, shared by every picker, with `derivedFolder` as their
+        /// local cache; nil keeps them in `derivedFolder` only.
+        public var derivedObjectStore: ObjectStoreDerivatives?
+        /// The local folder of derived files (default DATA/picker/derived), at most `derivedQuota` bytes.
+        public var derivedFolder: URL?
         /// The offline place table that names each photo's city and country at import (`PlaceTable`);
         /// nil: the one `make deps` installs, if any. Without one the picker runs without place search.
         public var placeTable: URL?
@@ -116,7 +121,8 @@ public final class PickerService: Service {
             folder: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"), bandwidth: configuration.cloudBandwidth,
             pool: renderPool)
         catalog = Catalog(database: database, originals: objectStore?.cache.folder ?? pickerFolder.appendingPathComponent("originals"),
-                          cloudStore: cloudStore, derived: pickerFolder.appendingPathComponent("derived"), changeFeed: changeFeed,
+                          cloudStore: cloudStore, derived: configuration.derivedFolder ?? pickerFolder.appendingPathComponent("derived"),
+                          changeFeed: changeFeed,
                           objectStore: objectStore)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
@@ -124,8 +130,9 @@ public final class PickerService: Service {
                                      logger: logger)
         access = LibraryAccess(decisions: decisions, auth: auth, auditor: auditReporter, catalog: catalog)
         tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
+        let sharedDerivatives = try configuration.derivedObjectStore.map { try $0.makeShared(logger: logger) }
         renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
-                                    timeLimit: configuration.renderTimeLimit, logger: logger)
+                                    timeLimit: configuration.renderTimeLimit, shared: sharedDerivatives, logger: logger)
         cloud = CloudTier(catalog: catalog, logger: logger)
         places = Self.loadPlaces(configuration.placeTable, logger: logger)
     }
@@ -172,6 +179,7 @@ public final class PickerService: Service {
         async let _ = decisions.follow(auth: auth)
         async let _ = deadlines.run()
         async let _ = changeFeed.run()
+        async let _ = renditions.uploadToSharedStore()
         defer {
             auditReporter.flush()
             auth.close()
@@ -247,6 +255,7 @@ public final class PickerService: Service {
         renderPool.stop()
         await catalog.objectStore?.client.shutdown()
         await (catalog.cloudStore as? S3CloudStore)?.client.shutdown()
+        await (renditions.shared?.store as? S3DerivativeStore)?.client.shutdown()
     }
 }
 
@@ -280,7 +289,8 @@ extension PickerService {
     /// again at the next interval.
     func sweepStoredFiles() async {
         guard configuration.sweepInterval > .zero else { return }
-        let sweep = StoredFileSweep(catalog: catalog, grace: configuration.sweepGrace, logger: logger)
+        var sweep = StoredFileSweep(catalog: catalog, grace: configuration.sweepGrace, logger: logger)
+        sweep.derivedStore = renditions.shared?.store
         while !Task.isCancelled {
             do {
                 _ = try await sweep.run()

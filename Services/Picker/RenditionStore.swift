@@ -28,10 +28,12 @@ final class RenditionStore: Sendable {
     private let logger: Logger
 
     /// A store keeping at most `quota` bytes on disk in `catalog.derived` and `memoryBytes` of
-    /// small stills in memory, making renditions on `pool`, each stopped after `timeLimit`.
-    init(catalog: Catalog, quota: Int64, pool: BlockingWorkPool, timeLimit: Duration, memoryBytes: Int = 16 << 20, logger: Logger) {
+    /// small stills in memory, making renditions on `pool`, each stopped after `timeLimit`. With
+    /// `shared`, the disk tier is a cache of that store (`DerivativeCache`).
+    init(catalog: Catalog, quota: Int64, pool: BlockingWorkPool, timeLimit: Duration, memoryBytes: Int = 16 << 20,
+         shared: SharedDerivatives? = nil, logger: Logger) {
         self.catalog = catalog
-        disk = DerivativeCache(folder: catalog.derived, quota: quota, pool: pool)
+        disk = DerivativeCache(folder: catalog.derived, quota: quota, pool: pool, shared: shared)
         memory = RecentRenditions(maximumBytes: memoryBytes)
         self.pool = pool
         self.timeLimit = timeLimit
@@ -41,6 +43,15 @@ final class RenditionStore: Sendable {
     /// Bytes the disk tier's files take.
     var size: Int64 {
         get async { await disk.size }
+    }
+
+    /// The store of derived files every picker shares, when there is one.
+    var shared: SharedDerivatives? { disk.shared }
+
+    /// Uploads the renditions made here to the shared store as they are made, until cancelled
+    /// (returns at once without one).
+    func uploadToSharedStore() async {
+        await disk.shared?.uploadPending(from: disk)
     }
 
     /// Where the rendition `key` is kept on disk, made or not.
@@ -77,9 +88,11 @@ final class RenditionStore: Sendable {
         let url = url(of: RenditionKey(contentHash: contentHash, kind: kind))
         guard !FileManager.default.fileExists(atPath: url.path) else { return 0 }
         let timeLimit = self.timeLimit
-        return try DerivativeCache.makeBlocking(url) { destination in
+        let size = try DerivativeCache.makeBlocking(url) { destination in
             try Self.makeStill(kind, of: stored, contents: contents, timeLimit: timeLimit, to: destination)
         }
+        disk.shared?.upload(url.lastPathComponent)
+        return size
     }
 
     /// Counts into the quota the bytes `makeOwnerThumbnail` added, evicting if over it.

@@ -2,7 +2,6 @@ import Foundation
 import LightboxObjectStore
 import LightboxProtocol
 import LightboxTransport
-import NIOFileSystem
 
 /// Originals in an S3-compatible object store (`s3://BUCKET/PREFIX`, keys being the prefix and the
 /// stored path), with a bounded local cache (`OriginalCache`) in front of it. An import's original is
@@ -42,15 +41,7 @@ struct S3OriginalStore: OriginalStore {
         try original.requireLocal()
         let (client, location) = (self.client, self.location)
         return try await cache.withFile(original.path, fetch: { partial in
-            let body = try await client.get(bucket: location.bucket, key: location.key(original.path))
-            try await FileSystem.shared.withFileHandle(
-                forWritingAt: FilePath(partial.path), options: .newFile(replaceExisting: true, permissions: .ownerReadWrite)
-            ) { handle in
-                var offset: Int64 = 0
-                for try await chunk in body {
-                    offset += try await handle.write(contentsOf: chunk, toAbsoluteOffset: offset)
-                }
-            }
+            try await client.get(bucket: location.bucket, key: location.key(original.path)).write(to: partial)
         }, use)
     }
 

@@ -6,7 +6,9 @@ import Logging
 /// committing its rows, one a removal could not delete while the object store was down, the copy an
 /// offload or a download left in its source when the picker stopped between its steps, a partial
 /// download. The originals' store keeps what a local asset, a Live Photo's movie or an edit names; the cloud
-/// tier keeps what an asset in the cloud names.
+/// tier keeps what an asset in the cloud names; the shared store of derived files (`derivedStore`)
+/// keeps the derivatives of every content an asset or an edit has (`DerivedFileUses`), wherever its
+/// original is, and loses those of content no asset has any more.
 ///
 /// Files written less than `grace` ago are left alone: an import or a move may be about to commit
 /// them. Each page of stored paths is checked with one read of the catalog by its indexes.
@@ -14,6 +16,8 @@ struct StoredFileSweep: Sendable {
     let catalog: Catalog
     let grace: Duration
     let logger: Logger
+    /// The derived files every picker shares, when they are in an object store.
+    var derivedStore: (any DerivativeStore)?
 
     /// What one sweep saw and removed, per store.
     struct Outcome: Sendable, Equatable {
@@ -21,25 +25,31 @@ struct StoredFileSweep: Sendable {
         var removed = 0
     }
 
-    func run() async throws -> (originals: Outcome, cloud: Outcome) {
+    func run() async throws -> (originals: Outcome, cloud: Outcome, derived: Outcome) {
         let cutoff = Date().addingTimeInterval(-Double(grace.components.seconds))
-        let originals = try await sweep(catalog.originalStore, modifiedBefore: cutoff, keeping: \.local)
-        let cloud = try await sweep(catalog.cloudStore, modifiedBefore: cutoff, keeping: \.cloud)
+        let originals = try await sweep(catalog.originalStore, modifiedBefore: cutoff) { paths, db in try StoredFileUses(of: paths, db).local }
+        let cloud = try await sweep(catalog.cloudStore, modifiedBefore: cutoff) { paths, db in try StoredFileUses(of: paths, db).cloud }
+        var derived = Outcome()
+        if let derivedStore {
+            derived = try await sweep(derivedStore, modifiedBefore: cutoff) { names, db in try DerivedFileUses(of: names, db).used }
+        }
         logger.info("swept the stored files", metadata: [
             "originalsSeen": "\(originals.seen)", "originalsRemoved": "\(originals.removed)",
             "cloudSeen": "\(cloud.seen)", "cloudRemoved": "\(cloud.removed)",
+            "derivedSeen": "\(derived.seen)", "derivedRemoved": "\(derived.removed)",
         ])
-        return (originals, cloud)
+        return (originals, cloud, derived)
     }
 
+    /// Removes the paths of `store` written before `cutoff` that are not among those `used` picks out of each page.
     private func sweep(_ store: any StoredFileListing, modifiedBefore cutoff: Date,
-                       keeping used: KeyPath<StoredFileUses, Set<String>>) async throws -> Outcome {
+                       keeping used: @escaping @Sendable ([String], Database) throws -> Set<String>) async throws -> Outcome {
         var outcome = Outcome()
         let catalog = self.catalog
         try await store.forEachStoredPage(modifiedBefore: cutoff) { paths in
-            let uses = try await catalog.database.read { db in try StoredFileUses(of: paths, db) }
+            let inUse = try await catalog.database.read { db in try used(paths, db) }
             outcome.seen += paths.count
-            for path in paths where !uses[keyPath: used].contains(path) {
+            for path in paths where !inUse.contains(path) {
                 try await store.removeStored(path)
                 outcome.removed += 1
                 logger.notice("removed a stored file no asset uses", metadata: ["path": "\(path)"])

@@ -97,8 +97,19 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Seconds the object store may stay silent before the app gets a timeout.")
     var s3Timeout = 30
 
-    @Option(help: "The local cache in front of the object store (default DATA/picker/originals-cache).")
+    @Option(help: ArgumentHelp("""
+        The local cache in front of the object store: originals in DIR/originals (default \
+        DATA/picker/originals-cache/originals), derived files in DIR/derived (default DATA/picker/derived).
+        """, valueName: "dir"))
     var cache: String?
+
+    @Option(help: ArgumentHelp("""
+        Where derived files (thumbnails, renditions, compatible JPEGs, transcodes) are shared by every \
+        picker: s3://BUCKET/PREFIX in the object store (default with --originals s3://BUCKET/PATH: \
+        derived/ beside PATH, e.g. s3://photos/library -> s3://photos/derived), or `local` to keep them \
+        in the local derived folder only. Env: LIGHTBOX_PICKER_DERIVED.
+        """, valueName: "s3://bucket/prefix|local"))
+    var derived = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DERIVED"]
 
     @Option(help: "Megabytes the cache of originals may hold; the least recently used are removed first.")
     var cacheMb = 4096
@@ -152,6 +163,7 @@ struct PickerServerCommand: AsyncParsableCommand {
                 throw ValidationError("--cloud \(location) and --originals \(originals) overlap; give the cloud tier its own bucket or prefix")
             }
         }
+        try validateDerived()
         guard sweepInterval >= 0, sweepGrace >= 0 else { throw ValidationError("--sweep-interval and --sweep-grace must be 0 or more seconds") }
         guard s3Timeout >= 1 else { throw ValidationError("--s3-timeout must be at least 1 second") }
         guard cacheMb >= 1, cacheFiles >= 1 else { throw ValidationError("--cache-mb and --cache-files must be at least 1") }
@@ -209,6 +221,8 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.cloudFolder = cloudFolder.map { URL(fileURLWithPath: $0).standardizedFileURL }
         configuration.cloudBandwidth = cloudBandwidth
         configuration.derivedQuota = Int64(derivedQuotaMb) << 20
+        configuration.derivedFolder = cache.map { URL(fileURLWithPath: $0).standardizedFileURL.appendingPathComponent("derived") }
+        configuration.derivedObjectStore = try derivedObjectStore()
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
         configuration.objectStore = try objectStore()

@@ -47,8 +47,8 @@ struct ObjectStoreOriginalsTests {
             return statuses
         }
 
-        /// The store's keys under the library's prefix.
-        func keys() async throws -> [ObjectSummary] {
+        /// The store's keys under `prefix` (the library's by default).
+        func keys(under prefix: String = ObjectStoreOriginalsTests.prefix) async throws -> [ObjectSummary] {
             let client = try store.client()
             do {
                 let objects = try await client.listAll(bucket: SeaweedFSServer.bucket, prefix: prefix)

@@ -99,16 +99,22 @@ struct StoredFileSweepTests {
         let library = try await keys("library/")
         let offloaded = try await keys("cloud/")
         #expect(offloaded.count == 1)
+        // The derived files (in `derived/` beside the library's prefix) of content the library has
+        // stay, the offloaded photo's included: the import's thumbnails, uploaded in the background.
+        let importThumbnails = try await Self.eventually { try await keys("derived/").count >= 2 }
+        #expect(importThumbnails)
+        let derived = try await keys("derived/")
 
         let stray = harness.root.appendingPathComponent("stray.bin")
         try Data("not an original".utf8).write(to: stray)
-        for key in ["library/ab/ab12cd.jpg", "library/cd/cd34-1234abcd.png", "cloud/ef/ef56.jpg"] {
+        for key in ["library/ab/ab12cd.jpg", "library/cd/cd34-1234abcd.png", "cloud/ef/ef56.jpg", "derived/ab12cd.thumb-64x64-fit-q80"] {
             try await client.put(bucket: SeaweedFSServer.bucket, key: key, file: stray.path)
         }
         // (Each put throws unless the store took the object; the sweep may remove them at once.)
         let swept = try await Self.eventually {
-            let (libraryNow, cloudNow) = (try await keys("library/"), try await keys("cloud/"))
-            return libraryNow == library && cloudNow == offloaded
+            let (libraryNow, cloudNow, derivedNow) = (try await keys("library/"), try await keys("cloud/"), try await keys("derived/"))
+            return libraryNow == library && cloudNow == offloaded && derived.isSubset(of: derivedNow)
+                && !derivedNow.contains("derived/ab12cd.thumb-64x64-fit-q80")
         }
         #expect(swept)
 
