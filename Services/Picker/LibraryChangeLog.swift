@@ -26,21 +26,6 @@ enum LibraryChangeLog {
         var at: Date
     }
 
-    static func record(_ kind: Kind, asset: String? = nil, album: String? = nil, in db: Database) throws {
-        try db.execute(sql: "INSERT INTO libraryChange (kind, asset, album, at) VALUES (?, ?, ?, ?)",
-                       arguments: [kind.rawValue, asset, album, Date()])
-    }
-
-    static func entries(after token: Int64, limit: Int, in db: Database) throws -> [Entry] {
-        try Entry.fetchAll(positionally: db.cachedStatement(sql: entriesAfter), arguments: [token, limit])
-    }
-
-    private static let entriesAfter = "SELECT \(Entry.selectList) FROM libraryChange WHERE token > ? ORDER BY token LIMIT ?"
-
-    static func latestToken(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
-    }
-
     /// The entry as a change an app with full access receives (what it may see is `LibraryView`'s to
     /// say), or nil for a kind this build does not know and for one asset's membership (such an app
     /// hears of the album through its `album` row).

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Logging
 
 /// Removes the stored files no asset uses: an original an import uploaded before it stopped short of
@@ -37,7 +36,7 @@ struct StoredFileSweep: Sendable {
         var outcome = Outcome()
         let catalog = self.catalog
         try await store.forEachStoredPage(modifiedBefore: cutoff) { paths in
-            let uses = try await catalog.database.read { db in try StoredFileUses(of: paths, db) }
+            let uses = try await catalog.storage.storedFileUses(of: paths)
             outcome.seen += paths.count
             for path in paths where !uses[keyPath: used].contains(path) {
                 try await store.removeStored(path)
@@ -53,28 +52,9 @@ struct StoredFileSweep: Sendable {
 /// app's edit) and as an original in the cloud tier. A stored path starts with its content's hash
 /// (`LibraryImporter.storedPath`), so the stills are found by the content-hash index and the movies
 /// by the paired-path index.
-struct StoredFileUses {
+struct StoredFileUses: Sendable {
     var local: Set<String> = []
     var cloud: Set<String> = []
-
-    init(of paths: [String], _ db: Database) throws {
-        let hashes = Set(paths.map(Self.contentHash))
-        let list = String(decoding: try JSONEncoder().encode(Array(hashes)), as: UTF8.self)
-        let stills = try Row.fetchCursor(db.cachedStatement(sql: """
-            SELECT storedPath, isInCloud FROM asset WHERE contentHash IN (SELECT value FROM json_each(?))
-            """), arguments: [list])
-        while let row = try stills.next() {
-            if row[1] as Bool { cloud.insert(row[0]) } else { local.insert(row[0]) }
-        }
-        // An app's edit (`AssetEdit`) is a file of its own beside the original, named by its own hash.
-        local.formUnion(try String.fetchAll(db.cachedStatement(sql: """
-            SELECT storedPath FROM assetEdit WHERE contentHash IN (SELECT value FROM json_each(?))
-            """), arguments: [list]))
-        let movies = String(decoding: try JSONEncoder().encode(paths), as: UTF8.self)
-        local.formUnion(try String.fetchAll(db.cachedStatement(sql: """
-            SELECT pairedPath FROM asset WHERE pairedPath IN (SELECT value FROM json_each(?))
-            """), arguments: [movies]))
-    }
 
     /// The content hash a stored path begins with: its file name up to the first `-` or `.`.
     static func contentHash(_ path: String) -> String {

@@ -24,7 +24,8 @@ final class ServiceHarness: @unchecked Sendable {
     let directory: ServiceDirectory
     private(set) var auth: Process!
     private(set) var picker: Process!
-    let pickerArguments: [String]
+    /// The picker's options; `start` adds where it keeps its catalog (`TestDatabase`).
+    var pickerArguments: [String]
     /// When set, the services and the CLI start under this umask (e.g. "022"), as a shell would start them.
     var umask: String?
     /// Added to the services' environment (NOTIFY_SOCKET, say).
@@ -55,6 +56,7 @@ final class ServiceHarness: @unchecked Sendable {
                                          pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
         harness.umask = umask
         harness.environment = environment
+        harness.pickerArguments += try await TestDatabase.arguments()
         try beforeStart(harness)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
