@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 
 /// An app's edit of an asset: the asset's current version, a file of its own stored beside the

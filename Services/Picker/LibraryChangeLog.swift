@@ -1,7 +1,5 @@
 import Foundation
-import GRDB
 import LightboxProtocol
-import LightboxStorage
 
 /// The library's persistent change history (`libraryChange`): one row per inserted, removed or
 /// changed asset and per album membership change, written in the same transaction as the change,
@@ -14,11 +12,7 @@ enum LibraryChangeLog {
         case addedToAlbum, removedFromAlbum
     }
 
-    struct Entry: Sendable, PositionalRecord {
-        enum Columns: String, CaseIterable, ColumnExpression {
-            case token, kind, asset, album, at
-        }
-
+    struct Entry: Sendable {
         var token: Int64
         var kind: String
         var asset: String?
@@ -39,12 +33,5 @@ enum LibraryChangeLog {
         case .addedToAlbum, .removedFromAlbum, nil: return nil
         }
         return change.isEmpty ? nil : change
-    }
-}
-
-extension LibraryChangeLog.Entry {
-    init(row: inout PositionalRow<Columns>) throws {
-        self.init(token: try row.read(.token), kind: try row.read(.kind), asset: try row.read(.asset), album: try row.read(.album),
-                  at: try row.read(.at))
     }
 }

@@ -5,6 +5,7 @@ import LightboxTransport
 import Logging
 import Media
 import Synchronization
+import TestServers
 import Testing
 
 /// Starts the real `lightbox-auth` and `lightbox-picker` executables on temporary ipc endpoints and
@@ -63,6 +64,11 @@ final class ServiceHarness: @unchecked Sendable {
             "--endpoint", harness.directory.pickerEndpoint, "--auth-endpoint", harness.directory.authEndpoint,
         ] + harness.pickerArguments)
         try await harness.waitUntilReady()
+        // A run on PostgreSQL that quietly kept the catalog in SQLite would prove nothing.
+        if TestDatabase.isPostgres,
+           FileManager.default.fileExists(atPath: harness.directory.dataDirectory.appendingPathComponent("picker/catalog.sqlite").path) {
+            throw HarnessError("the picker made picker/catalog.sqlite though it was given --database postgres://…")
+        }
         return harness
     }
 

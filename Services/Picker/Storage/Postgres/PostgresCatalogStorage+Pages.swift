@@ -68,17 +68,23 @@ extension PostgresCatalogStorage {
     static func page(_ connection: PostgresConnection, _ logger: Logger, _ statement: inout PostgresStatement, conditions: [String],
                      order: Catalog.LibraryOrder, limit: Int, after cursor: LibraryCursor?, offset: Int = 0) async throws
         -> (assets: [AssetSummary], next: LibraryCursor?) {
+        try pageStatement(&statement, conditions: conditions, order: order, limit: limit, after: cursor, offset: offset)
+        var rows: [(summary: AssetSummary, microseconds: Int64)] = []
+        for try await row in try await connection.query(statement.query, logger: logger) { rows.append(try AssetSummary.postgres(row)) }
+        let page = Array(rows.prefix(limit))
+        guard rows.count > limit, let last = page.last else { return (page.map(\.summary), nil) }
+        return (page.map(\.summary), LibraryCursor(storedDate: String(last.microseconds), identifier: last.summary.identifier))
+    }
+
+    /// Appends the SELECT of a page to `statement`: what `page` runs, and what a test asks PostgreSQL to explain.
+    static func pageStatement(_ statement: inout PostgresStatement, conditions: [String], order: Catalog.LibraryOrder, limit: Int,
+                              after cursor: LibraryCursor?, offset: Int = 0) throws {
         var conditions = conditions
         if let cursor { conditions.append(try order.postgresAfter(cursor, &statement)) }
         let (limitBind, offsetBind) = (statement.bind(limit + 1), statement.bind(offset))
         statement.append("SELECT \(AssetSummary.postgresColumns) FROM asset"
             + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "))
             + " \(order.postgresOrderBy) LIMIT \(limitBind) OFFSET \(offsetBind)")
-        var rows: [(summary: AssetSummary, microseconds: Int64)] = []
-        for try await row in try await connection.query(statement.query, logger: logger) { rows.append(try AssetSummary.postgres(row)) }
-        let page = Array(rows.prefix(limit))
-        guard rows.count > limit, let last = page.last else { return (page.map(\.summary), nil) }
-        return (page.map(\.summary), LibraryCursor(storedDate: String(last.microseconds), identifier: last.summary.identifier))
     }
 
     /// The first column of the first row, if any.

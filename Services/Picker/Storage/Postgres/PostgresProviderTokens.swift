@@ -30,7 +30,8 @@ struct PostgresProviderTokens: ProviderTokenStorage {
         }
     }
 
-    /// The token and its asset's current version in one statement, so both come from one snapshot.
+    /// The token, then (when it is `app`'s) its asset's current version, on one connection: an asset
+    /// removed between the two reads reads as removed, as it would a moment later.
     func token(hashed hash: String, withAssetFor app: String) async throws -> (token: TokenRecord?, asset: AssetRecord?) {
         let logger = self.logger
         return try await postgres.withConnection("read an item-provider token") { connection in

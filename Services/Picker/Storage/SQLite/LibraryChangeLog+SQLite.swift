@@ -20,3 +20,15 @@ extension LibraryChangeLog {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
     }
 }
+
+/// A change row, read by position.
+extension LibraryChangeLog.Entry: PositionalRecord {
+    enum Columns: String, CaseIterable, ColumnExpression {
+        case token, kind, asset, album, at
+    }
+
+    init(row: inout PositionalRow<Columns>) throws {
+        self.init(token: try row.read(.token), kind: try row.read(.kind), asset: try row.read(.asset), album: try row.read(.album),
+                  at: try row.read(.at))
+    }
+}
