@@ -131,7 +131,9 @@ let package = Package(
             name: "Picker",
             dependencies: [
                 "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "LightboxObjectStore", "Media", "Places",
+                "LightboxPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -229,7 +231,7 @@ let package = Package(
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
         .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
-        .testTarget(name: "PickerTests", dependencies: ["Picker", "Places", "TestServers"], path: "Tests/PickerTests"),
+        .testTarget(name: "PickerTests", dependencies: ["Picker", "Places", "TestServers", "LightboxPostgres"], path: "Tests/PickerTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places"], path: "Tests/PlacesTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),
         .testTarget(name: "PortalTests", dependencies: ["Portal", "LightboxProtocol"], path: "Tests/PortalTests"),

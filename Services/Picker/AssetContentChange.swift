@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 
 /// An asset whose file was edited in a watched folder keeps its identifier (the person edited
@@ -11,21 +10,7 @@ extension Catalog {
     /// transaction; assets that are gone are passed over.
     func replaceContents(_ replacements: [(identifier: String, record: AssetRecord)]) async throws {
         guard !replacements.isEmpty else { return }
-        let replaced: [AssetRecord] = try await database.write { db in
-            var replaced: [AssetRecord] = []
-            for (identifier, record) in replacements {
-                guard let old = try AssetRecord.fetchOne(db, key: identifier),
-                      old.contentHash != record.contentHash || old.storedPath != record.storedPath else { continue }
-                var updated = record
-                updated.identifier = identifier
-                updated.importedAt = old.importedAt
-                updated.isInCloud = false
-                try updated.update(db)
-                try LibraryChangeLog.record(.changed, asset: identifier, in: db)
-                replaced.append(old)
-            }
-            return replaced
-        }
+        let replaced = try await storage.replaceContents(replacements)
         guard !replaced.isEmpty else { return }
         changeFeed?.libraryChanged()
         for old in replaced { try await removeUnusedFiles(of: old) }
@@ -34,12 +19,7 @@ extension Catalog {
     /// Lists the asset under a new file name (its file was renamed); watchers hear `changed`.
     func rename(_ identifier: String, to fileName: String) async throws {
         let name = SafeFileName.make(fileName)
-        let renamed = try await database.write { db in
-            try db.execute(sql: "UPDATE asset SET fileName = ? WHERE identifier = ? AND fileName <> ?", arguments: [name, identifier, name])
-            guard db.changesCount > 0 else { return false }
-            try LibraryChangeLog.record(.changed, asset: identifier, in: db)
-            return true
-        }
+        let renamed = try await storage.rename(identifier, to: name)
         if renamed { changeFeed?.libraryChanged() }
     }
 }

@@ -1,11 +1,8 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 
 /// One asset in the catalog: an original kept content-addressed under the library folder.
-struct AssetRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "asset"
-
+struct AssetRecord: Encodable, Sendable {
     var identifier: String
     var contentHash: String
     var fileName: String

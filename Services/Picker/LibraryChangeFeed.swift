@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 import LightboxTransport
 
@@ -18,24 +17,25 @@ actor LibraryChangeFeed {
 
     typealias View = @Sendable (_ app: String, _ origin: ConnectionLaunch) async throws -> LibraryView
 
-    private let database: DatabasePool
+    private let storage: any LibraryChangeStorage
     private var view: View?
     private var watchers: [String: [Watcher]] = [:]
-    /// The newest token already sent to watchers.
-    private var delivered: Int64
+    /// The newest token already sent to watchers; nil until `start`.
+    private var delivered: Int64?
     /// Rung after each write; the delivery loop (`run()`) wakes for it. Rings while it delivers
     /// come to one more round.
     private nonisolated let rings: AsyncStream<Void>
     private nonisolated let ring: AsyncStream<Void>.Continuation
 
-    init(database: DatabasePool) throws {
-        self.database = database
+    init(storage: any LibraryChangeStorage) {
+        self.storage = storage
         (rings, ring) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        delivered = try database.read { db in try LibraryChangeLog.latestToken(in: db) }
     }
 
-    func start(viewing view: @escaping View) {
+    /// Starts from the newest change recorded (watchers replay older ones with `since`).
+    func start(viewing view: @escaping View) async throws {
         self.view = view
+        delivered = try await storage.latestChangeToken()
     }
 
     /// Called after a write: delivery runs in the loop, off the writer's path.
@@ -61,8 +61,7 @@ actor LibraryChangeFeed {
     /// Sends every change after the last delivered one, until none is left.
     private func deliver() async {
         while true {
-            let after = delivered
-            guard let entries = try? await database.detachedRead({ db in try LibraryChangeLog.entries(after: after, limit: 1000, in: db) }),
+            guard let after = delivered, let entries = try? await storage.changes(after: after, limit: 1000),
                   let last = entries.last else { return }
             delivered = last.token
             for (app, list) in watchers {

@@ -1,7 +1,5 @@
 import Foundation
-import GRDB
 import LightboxProtocol
-import LightboxStorage
 
 /// The library's persistent change history (`libraryChange`): one row per inserted, removed or
 /// changed asset and per album membership change, written in the same transaction as the change,
@@ -14,31 +12,12 @@ enum LibraryChangeLog {
         case addedToAlbum, removedFromAlbum
     }
 
-    struct Entry: Sendable, PositionalRecord {
-        enum Columns: String, CaseIterable, ColumnExpression {
-            case token, kind, asset, album, at
-        }
-
+    struct Entry: Sendable {
         var token: Int64
         var kind: String
         var asset: String?
         var album: String?
         var at: Date
-    }
-
-    static func record(_ kind: Kind, asset: String? = nil, album: String? = nil, in db: Database) throws {
-        try db.execute(sql: "INSERT INTO libraryChange (kind, asset, album, at) VALUES (?, ?, ?, ?)",
-                       arguments: [kind.rawValue, asset, album, Date()])
-    }
-
-    static func entries(after token: Int64, limit: Int, in db: Database) throws -> [Entry] {
-        try Entry.fetchAll(positionally: db.cachedStatement(sql: entriesAfter), arguments: [token, limit])
-    }
-
-    private static let entriesAfter = "SELECT \(Entry.selectList) FROM libraryChange WHERE token > ? ORDER BY token LIMIT ?"
-
-    static func latestToken(in db: Database) throws -> Int64 {
-        try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(token) FROM libraryChange")) ?? 0
     }
 
     /// The entry as a change an app with full access receives (what it may see is `LibraryView`'s to
@@ -54,12 +33,5 @@ enum LibraryChangeLog {
         case .addedToAlbum, .removedFromAlbum, nil: return nil
         }
         return change.isEmpty ? nil : change
-    }
-}
-
-extension LibraryChangeLog.Entry {
-    init(row: inout PositionalRow<Columns>) throws {
-        self.init(token: try row.read(.token), kind: try row.read(.kind), asset: try row.read(.asset), album: try row.read(.album),
-                  at: try row.read(.at))
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// applies decisions; it makes none.
 struct LibraryDecisions: Sendable {
     let cache: DecisionCache
-    let selections: SelectionTable
+    let selections: any SelectionStorage
     /// App launches already reported to auth (`auth.launch`).
     let launches: LaunchNotices
     let logger: Logger

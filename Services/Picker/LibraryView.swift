@@ -9,7 +9,7 @@ import LightboxProtocol
 struct LibraryView: Sendable {
     let app: String
     let decision: LibraryDecision
-    let selections: SelectionTable
+    let selections: any SelectionStorage
 
     /// Whether auth allowed the action. A read is allowed even when the app sees nothing (it gets
     /// empty answers, never an error): `seesNothing` says that.
@@ -52,7 +52,7 @@ struct LibraryView: Sendable {
     /// joins an album the selection follows is inserted for the app unless something else shows it
     /// already, and one that leaves it is removed unless something else still shows it (the same
     /// report twice in a row for one asset is said once); other assets' changes only when it sees them.
-    static func changes(in entries: [LibraryChangeLog.Entry], as membership: SelectionTable.Membership) -> [LibraryChange] {
+    static func changes(in entries: [LibraryChangeLog.Entry], as membership: SelectionMembership) -> [LibraryChange] {
         var lastSaid: [String: LibraryChangeLog.Kind] = [:]
         return entries.compactMap { entry -> LibraryChange? in
             guard let asset = entry.asset, let kind = LibraryChangeLog.Kind(rawValue: entry.kind) else { return nil }

@@ -14,13 +14,13 @@ extension LiveFolders {
 
     /// `present`: files found, with their state now; `vanished`: paths found gone; `rows`: what the
     /// catalog remembers of any of them.
-    func reconcile(present: [String: FileState], vanished: Set<String>, rows: [WatchedFiles.Row]) async throws -> Reconciled {
+    func reconcile(present: [String: FileState], vanished: Set<String>, rows: [WatchedFileRow]) async throws -> Reconciled {
         var done = Reconciled()
         let byPath = Dictionary(rows.map { ($0.path, $0) }) { first, _ in first }
         // A file that vanished from one path and whose inode, size and time appear at another moved.
         var movable = Dictionary(rows.filter { vanished.contains($0.path) }.map { ($0.state, $0) }) { first, _ in first }
         var toRead: [FileToRead] = []
-        var gone: [WatchedFiles.Row] = []
+        var gone: [WatchedFileRow] = []
         for (path, state) in present.sorted(by: { $0.key < $1.key }) {
             let previous = byPath[path]
             if let previous, previous.state == state { continue }
@@ -64,7 +64,7 @@ extension LiveFolders {
         return done
     }
 
-    typealias FileToRead = (path: String, state: FileState, previous: WatchedFiles.Row?)
+    typealias FileToRead = (path: String, state: FileState, previous: WatchedFileRow?)
 
     /// A step's files, read and stored, waiting for their commit.
     struct PreparedStep: Sendable {
@@ -114,7 +114,7 @@ extension LiveFolders {
         }
         try await importer.commit(inserting)
 
-        var rows: [WatchedFiles.Row] = []
+        var rows: [WatchedFileRow] = []
         var replacements: [(identifier: String, record: AssetRecord)] = []
         for (index, file) in step.enumerated() {
             switch outcomes[index] {

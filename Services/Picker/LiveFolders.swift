@@ -28,7 +28,7 @@ import Glibc
 struct LiveFolders: Sendable {
     let roots: [String]
     let importer: LibraryImporter
-    let files: WatchedFiles
+    let files: any WatchedFileStorage
     /// Where the owner's pages follow the imports.
     let progress: WatchedImportProgress
     let logger: Logger
@@ -57,7 +57,7 @@ struct LiveFolders: Sendable {
         self.roots = roots
         self.progress = progress
         self.importer = importer
-        self.files = WatchedFiles(database: importer.catalog.database)
+        self.files = importer.catalog.storage.watchedFiles
         self.logger = logger
     }
 
@@ -244,7 +244,7 @@ struct LiveFolders: Sendable {
     func catchUp(_ state: inout State) async throws -> Reconciled {
         let started = ContinuousClock.now
         var present: [String: FileState] = [:]
-        var rows: [WatchedFiles.Row] = []
+        var rows: [WatchedFileRow] = []
         for root in roots {
             for file in watchTree(root, &state) where !WatchedName.isIgnored(path: file, below: root) {
                 if let found = FileState.ofRegularFile(at: file) { present[file] = found }

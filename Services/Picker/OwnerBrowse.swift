@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 
 /// How the owner narrows the pick sheet's grid beside a filter: a search, one album, and where the
@@ -29,11 +28,4 @@ struct OwnerBrowse: Sendable {
     }
 
     var isEmpty: Bool { search == nil && album == nil && before == nil }
-
-    func conditions(_ db: Database) throws -> [SQLExpression] {
-        var conditions = try search?.conditions(db) ?? []
-        if let album { conditions.append(Catalog.inAlbum(album)) }
-        if let before { conditions.append(Column("creationDate") < before) }
-        return conditions
-    }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import GRDB
 import LightboxObjectStore
+import LightboxPostgres
 import LightboxProtocol
 import LightboxTransport
 import Logging
@@ -57,6 +57,9 @@ public final class PickerService: Service {
         public var derivedObjectStore: ObjectStoreDerivatives?
         /// The local folder of derived files (default DATA/picker/derived), at most `derivedQuota` bytes.
         public var derivedFolder: URL?
+        /// Where the catalog is kept: nil for DATA/picker/catalog.sqlite, or a PostgreSQL database
+        /// (`--database postgres://…`).
+        public var database: PostgresLocation?
         /// The offline place table that names each photo's city and country at import (`PlaceTable`);
         /// nil: the one `make deps` installs, if any. Without one the picker runs without place search.
         public var placeTable: URL?
@@ -111,8 +114,8 @@ public final class PickerService: Service {
         deadlines = Deadlines()
         sessions = PickSessionStore(deadlines: deadlines)
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
-        let database = try CatalogDatabase.open(at: pickerFolder.appendingPathComponent("catalog.sqlite"))
-        changeFeed = try LibraryChangeFeed(database: database)
+        let storage = try Self.openStorage(configuration, pickerFolder: pickerFolder, logger: logger)
+        changeFeed = LibraryChangeFeed(storage: storage)
         // With an object store, the local originals folder is its cache.
         let objectStore = try configuration.objectStore.map { try $0.makeStore(defaultCache: pickerFolder.appendingPathComponent("originals-cache")) }
         renderPool = BlockingWorkPool(threadCount: configuration.renderThreads, maximumWaiting: 64 * configuration.renderThreads,
@@ -120,17 +123,17 @@ public final class PickerService: Service {
         let cloudStore: any CloudStore = try configuration.cloudObjectStore?.makeStore() ?? LocalCloudFolder(
             folder: configuration.cloudFolder ?? pickerFolder.appendingPathComponent("cloud"), bandwidth: configuration.cloudBandwidth,
             pool: renderPool)
-        catalog = Catalog(database: database, originals: objectStore?.cache.folder ?? pickerFolder.appendingPathComponent("originals"),
+        catalog = Catalog(storage: storage, originals: objectStore?.cache.folder ?? pickerFolder.appendingPathComponent("originals"),
                           cloudStore: cloudStore, derived: configuration.derivedFolder ?? pickerFolder.appendingPathComponent("derived"),
                           changeFeed: changeFeed,
                           objectStore: objectStore)
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
-        decisions = LibraryDecisions(cache: DecisionCache(), selections: SelectionTable(database: database), launches: LaunchNotices(),
+        decisions = LibraryDecisions(cache: DecisionCache(), selections: storage.selections, launches: LaunchNotices(),
                                      logger: logger)
         access = LibraryAccess(decisions: decisions, auth: auth, auditor: auditReporter, catalog: catalog)
-        tokens = ProviderTokenStore(database: database, lifetime: configuration.tokenLifetime, audit: auditReporter)
         let sharedDerivatives = try configuration.derivedObjectStore.map { try $0.makeShared(logger: logger) }
+        tokens = ProviderTokenStore(storage: storage.providerTokens, lifetime: configuration.tokenLifetime, audit: auditReporter)
         renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
                                     timeLimit: configuration.renderTimeLimit, shared: sharedDerivatives, logger: logger)
         cloud = CloudTier(catalog: catalog, logger: logger)
@@ -165,6 +168,9 @@ public final class PickerService: Service {
     /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
     /// cancels waiting picks, lets running requests and streams finish within the grace period and closes.
     public func run() async throws {
+        // The catalog's connections (PostgreSQL), for as long as the picker serves.
+        async let _ = catalog.storage.run()
+        try await catalog.storage.prepare()
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
         // The auth service writes its key and the owner's on its first start.
         let authKey = try await keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
@@ -174,7 +180,7 @@ public final class PickerService: Service {
         let auth = try DealerConnection(authConfiguration, logger: logger)
         self.auth.attach(auth)
         auditReporter.attach { entries in auth.post(.recordAudit, AuditRecordRequest(entries: entries)) }
-        await changeFeed.start { [access] app, origin in try await access.view(.read, for: app, origin: origin) }
+        try await changeFeed.start { [access] app, origin in try await access.view(.read, for: app, origin: origin) }
         // Child tasks of the serving, cancelled and awaited when run() returns.
         async let _ = decisions.follow(auth: auth)
         async let _ = deadlines.run()

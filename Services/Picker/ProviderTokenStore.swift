@@ -1,7 +1,5 @@
 import Foundation
-import GRDB
 import LightboxProtocol
-import LightboxStorage
 import LightboxTransport
 import Media
 import Synchronization
@@ -9,7 +7,7 @@ import Synchronization
 /// Item-provider tokens: 256 random bits handed to the app once, stored only as their SHA-256,
 /// bound to the app that picked, expiring, revocable; every refusal goes to the owner's audit trail.
 struct ProviderTokenStore: Sendable {
-    let database: DatabasePool
+    let storage: any ProviderTokenStorage
     let lifetime: Duration
     var audit: AuditReporter?
 
@@ -47,16 +45,14 @@ struct ProviderTokenStore: Sendable {
             TokenRecord(tokenHash: Self.hash(token), app: app, asset: request.asset, pick: pick, issuedAt: now,
                         expiresAt: expiresAt, revokedAt: nil, types: Self.json(request.types), strip: removal.rawValue)
         }
-        try await database.write { db in
-            for record in records { try record.insert(db) }
-        }
+        try await storage.insert(records)
         return tokens.map { Grant(token: $0, expiresAt: expiresAt) }
     }
 
     /// Removes tokens that were issued but never handed out (their pick was answered elsewhere).
     func discard(_ grants: [Grant]) async throws {
         let hashes = grants.map { Self.hash($0.token) }
-        _ = try await database.write { db in try TokenRecord.deleteAll(db, keys: hashes) }
+        try await storage.delete(hashed: hashes)
     }
 
     /// The asset a token grants to `app`, or the wire error that says why not. Every attempt is audited.
@@ -66,28 +62,23 @@ struct ProviderTokenStore: Sendable {
 
     /// The capability a token grants `app`, or the wire error that says why not. Every attempt is audited.
     func capability(of token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws -> Capability {
-        try capability(of: token, by: app, for: operation, now: now) { _, _ in () }.0
+        try await capabilityAndAsset(of: token, by: app, for: operation, now: now).0
     }
 
-    /// The capability a token grants `app`, with what `companion` reads about its asset in the same
-    /// snapshot (a describe or a load reads the token and the asset in one read transaction, not
-    /// two); or the wire error that says why not. Every attempt is audited.
-    func capability<Companion>(of token: String, by app: String, for operation: OperationName, now: Date = Date(),
-                               readingAlso companion: (Database, _ asset: String) throws -> Companion) throws -> (Capability, Companion) {
-        let hash = Self.hash(token)
-        let (record, companionValue) = try database.pointRead { db in
-            let record = try TokenRecord.read(hashed: hash, in: db)
-            return (record, try record.flatMap { $0.app == app ? try companion(db, $0.asset) : nil })
-        }
-        let outcome: Result<(Capability, Companion), LightboxError>
-        if let record, record.app == app, let companionValue {
+    /// The capability a token grants `app`, with the current version of its asset read together
+    /// with the token (nil: removed since); or the wire error that says why not. Every attempt is audited.
+    func capabilityAndAsset(of token: String, by app: String, for operation: OperationName, now: Date = Date()) async throws
+        -> (Capability, AssetRecord?) {
+        let (record, asset) = try await storage.token(hashed: Self.hash(token), withAssetFor: app)
+        let outcome: Result<(Capability, AssetRecord?), LightboxError>
+        if let record, record.app == app {
             if record.revokedAt != nil {
                 outcome = .failure(LightboxError(.tokenRevoked, "The owner revoked this item provider; ask for a new pick."))
             } else if record.expiresAt <= now {
                 outcome = .failure(LightboxError(.tokenExpired, "This item provider expired at \(record.expiresAt.formatted(.iso8601)); ask for a new pick."))
             } else {
                 outcome = .success((Capability(asset: record.asset, types: Self.types(record.types),
-                                               removal: MetadataRemoval(rawValue: record.strip) ?? .all), companionValue))
+                                               removal: MetadataRemoval(rawValue: record.strip) ?? .all), asset))
             }
         } else {
             // A token of another app reads exactly like a made-up one: nothing about it is revealed.
@@ -102,17 +93,11 @@ struct ProviderTokenStore: Sendable {
     }
 
     func revoke(token: String, now: Date = Date()) async throws -> Int {
-        try await database.write { db in
-            try TokenRecord.filter(key: Self.hash(token)).filter(TokenRecord.Columns.revokedAt == nil)
-                .updateAll(db, TokenRecord.Columns.revokedAt.set(to: now))
-        }
+        try await storage.revoke(hashed: Self.hash(token), at: now)
     }
 
     func revokeAll(of app: String, now: Date = Date()) async throws -> Int {
-        try await database.write { db in
-            try TokenRecord.filter(TokenRecord.Columns.app == app).filter(TokenRecord.Columns.revokedAt == nil)
-                .updateAll(db, TokenRecord.Columns.revokedAt.set(to: now))
-        }
+        try await storage.revokeAll(of: app, at: now)
     }
 
     /// `provider.describe` → `describe`, as the audit trail names reads.
@@ -147,8 +132,7 @@ struct ProviderTokenStore: Sendable {
     }
 }
 
-struct TokenRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "providerToken"
+struct TokenRecord: Encodable, Sendable {
     var tokenHash: String
     var app: String
     var asset: String
@@ -163,22 +147,3 @@ struct TokenRecord: Encodable, Sendable, FetchableRecord, PersistableRecord {
     var strip: String
 }
 
-/// A token row, read by position: every describe and load redeems a token.
-extension TokenRecord: PositionalRecord {
-    enum Columns: String, CaseIterable, ColumnExpression {
-        case tokenHash, app, asset, pick, issuedAt, expiresAt, revokedAt, types, strip
-    }
-
-    init(row: inout PositionalRow<Columns>) throws {
-        self.init(tokenHash: try row.read(.tokenHash), app: try row.read(.app), asset: try row.read(.asset), pick: try row.read(.pick),
-                  issuedAt: try row.read(.issuedAt), expiresAt: try row.read(.expiresAt), revokedAt: try row.read(.revokedAt),
-                  types: try row.read(.types), strip: try row.read(.strip))
-    }
-
-    /// The token whose hash is `hash`.
-    static func read(hashed hash: String, in db: Database) throws -> TokenRecord? {
-        try fetchOne(positionally: db.cachedStatement(sql: byHash), arguments: [hash])
-    }
-
-    private static let byHash = "SELECT \(selectList) FROM providerToken WHERE tokenHash = ?"
-}

@@ -26,10 +26,15 @@ final class QueryCounts: Sendable {
     func count(for key: Key, counting: () throws -> Int) rethrows -> Int {
         if let known = counts.withLock({ $0[key] }) { return known }
         let total = try counting()
+        remember(total, for: key)
+        return total
+    }
+
+    /// Keeps `total` as the count for `key`.
+    func remember(_ total: Int, for key: Key) {
         counts.withLock { counts in
             if counts.count >= Self.capacity { counts.removeAll() }
             counts[key] = total
         }
-        return total
     }
 }

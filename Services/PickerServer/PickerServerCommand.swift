@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LightboxObjectStore
+import LightboxPostgres
 import LightboxServiceRuntime
 import LightboxTransport
 import Logging
@@ -23,6 +24,14 @@ struct PickerServerCommand: AsyncParsableCommand {
 
     @Option(help: "Data directory (keys, picker/catalog.sqlite, picker/originals). Env: LIGHTBOX_DATA.")
     var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
+
+    @Option(help: ArgumentHelp("""
+        Keep the catalog (assets, albums, edits, the change log, selections, provider tokens, watched \
+        files) in a PostgreSQL database instead of DATA/picker/catalog.sqlite: postgres://USER@HOST:PORT/DB, \
+        or postgres://USER@/DB?host=/run/postgresql for a local socket; the password comes from PGPASSWORD. \
+        The picker makes its tables on first start. Env: LIGHTBOX_PICKER_DATABASE.
+        """, valueName: "postgres://user@host:port/db"))
+    var database = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DATABASE"]
 
     @Option(help: "Endpoint to bind. Env: LIGHTBOX_PICKER_ENDPOINT.")
     var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? "tcp://127.0.0.1:7712"
@@ -230,6 +239,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.sweepInterval = .seconds(sweepInterval)
         configuration.sweepGrace = .seconds(sweepGrace)
         configuration.placeTable = places.map { URL(fileURLWithPath: $0) }
+        configuration.database = try database.map { text throws(PostgresStorageError) in try PostgresLocation(url: text) }
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))
         configuration.maximumConnectionsPerApp = max(1, maxConnectionsPerApp)
         configuration.onServing = { [endpoint] in SystemdNotification.ready(status: "serving on \(endpoint)") }

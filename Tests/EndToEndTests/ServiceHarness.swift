@@ -5,6 +5,7 @@ import LightboxTransport
 import Logging
 import Media
 import Synchronization
+import TestServers
 import Testing
 
 /// Starts the real `lightbox-auth` and `lightbox-picker` executables on temporary ipc endpoints and
@@ -24,7 +25,8 @@ final class ServiceHarness: @unchecked Sendable {
     let directory: ServiceDirectory
     private(set) var auth: Process!
     private(set) var picker: Process!
-    let pickerArguments: [String]
+    /// The picker's options; `start` adds where it keeps its catalog (`TestDatabase`).
+    var pickerArguments: [String]
     /// When set, the services and the CLI start under this umask (e.g. "022"), as a shell would start them.
     var umask: String?
     /// Added to the services' environment (NOTIFY_SOCKET, say).
@@ -55,12 +57,18 @@ final class ServiceHarness: @unchecked Sendable {
                                          pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
         harness.umask = umask
         harness.environment = environment
+        harness.pickerArguments += try await TestDatabase.arguments()
         try beforeStart(harness)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
             "--endpoint", harness.directory.pickerEndpoint, "--auth-endpoint", harness.directory.authEndpoint,
         ] + harness.pickerArguments)
         try await harness.waitUntilReady()
+        // A run on PostgreSQL that quietly kept the catalog in SQLite would prove nothing.
+        if TestDatabase.isPostgres,
+           FileManager.default.fileExists(atPath: harness.directory.dataDirectory.appendingPathComponent("picker/catalog.sqlite").path) {
+            throw HarnessError("the picker made picker/catalog.sqlite though it was given --database postgres://…")
+        }
         return harness
     }
 

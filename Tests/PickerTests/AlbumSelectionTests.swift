@@ -17,7 +17,7 @@ import Testing
         let trips = try await fixture.catalog.createAlbum(title: "Trips")
         _ = try await fixture.catalog.setMembership(of: [a, b], in: family.identifier, isAdding: true)
         _ = try await fixture.catalog.setMembership(of: [b, c], in: trips.identifier, isAdding: true)
-        let selections = SelectionTable(database: fixture.catalog.database)
+        let selections = SelectionTable(database: fixture.database)
         // Chosen: b (also in both albums) and d; following both albums.
         try await selections.replace(app: "frame", with: [b, d], albums: [family.identifier, trips.identifier], version: 1)
 

@@ -14,7 +14,7 @@ import Testing
         let fixture = try PickerFixture()
         do {
             _ = try await fixture.importer.importFolder(PickerFixture.samples.appendingPathComponent("library")) { _ in }
-            try await fixture.catalog.database.write(change)
+            try await fixture.database.write(change)
         } catch {
             fixture.remove()
             throw error
@@ -32,7 +32,7 @@ import Testing
             try db.execute(sql: "UPDATE asset SET importedAt = 1700000000.25 WHERE rowid = (SELECT max(rowid) FROM asset)")
         }
         defer { fixture.remove() }
-        let (fast, byRow, byName) = try fixture.catalog.database.pointRead { db in
+        let (fast, byRow, byName) = try fixture.database.pointRead { db in
             let statement = try db.makeStatement(sql: "SELECT \(AssetRecord.selectList) FROM asset ORDER BY identifier")
             let fast = try AssetRecord.fetchAll(positionally: statement)
             let byRow = try AssetRecord.order(AssetRecord.Columns.identifier).fetchAll(db)
@@ -71,7 +71,7 @@ import Testing
                 """)
         }
         defer { fixture.remove() }
-        let (rows, records, page, stored) = try fixture.catalog.database.pointRead { db in
+        let (rows, records, page, stored) = try fixture.database.pointRead { db in
             let statement = try db.makeStatement(sql: "SELECT \(AssetSummary.selectList) FROM asset ORDER BY identifier")
             let rows = try AssetSummary.fetchAll(positionally: statement)
             let records = try AssetRecord.order(AssetRecord.Columns.identifier).fetchAll(db)
@@ -90,7 +90,7 @@ import Testing
     @Test func recordColumnsAreTheirTablesColumns() throws {
         let fixture = try PickerFixture()
         defer { fixture.remove() }
-        try fixture.catalog.database.read { (db: Database) throws in
+        try fixture.database.read { (db: Database) throws in
             #expect(try AssetRecord.columnsMissing(from: "asset", in: db) == [])
             #expect(try AssetSummary.columnsMissing(from: "asset", in: db) == [])
             #expect(try TokenRecord.columnsMissing(from: "providerToken", in: db) == [])

@@ -81,8 +81,8 @@ import Testing
     }
 
     /// The query plan of a page's statement, first and after a cursor.
-    static func plans(_ catalog: Catalog, _ browse: OwnerBrowse) throws -> [String] {
-        try catalog.database.read { db in
+    static func plans(_ database: DatabasePool, _ browse: OwnerBrowse) throws -> [String] {
+        try database.read { db in
             let conditions = try browse.conditions(db)
             return try [nil, LibraryCursor(storedDate: "2024-06-01 12:00:00.000", identifier: "X")].map { cursor in
                 let (statement, arguments) = try Catalog.pageStatement(db, conditions: conditions, order: .newestFirst, limit: 60, after: cursor)
@@ -103,12 +103,12 @@ import Testing
         let fixture = try PickerFixture()
         defer { fixture.remove() }
         try await fixture.catalog.insert(Self.library(30))
-        for plan in try Self.plans(fixture.catalog, Self.search(text)) {
+        for plan in try Self.plans(fixture.database, Self.search(text)) {
             #expect(plan.contains("USING INDEX \(index)"), "\(text): \(plan)")
             #expect(!plan.contains("TEMP B-TREE"), "\(text): \(plan)")
             #expect(!plan.contains("SCAN asset") || plan.contains("SCAN asset USING INDEX"), "\(text): \(plan)")
         }
-        for plan in try Self.plans(fixture.catalog, OwnerBrowse(before: Self.start)) {
+        for plan in try Self.plans(fixture.database, OwnerBrowse(before: Self.start)) {
             #expect(plan.contains("USING INDEX asset_library_order") && !plan.contains("TEMP B-TREE"), "\(plan)")
         }
     }
@@ -120,7 +120,7 @@ import Testing
         defer { fixture.remove() }
         let records = Self.library(30)
         try await fixture.catalog.insert(records)
-        for plan in try Self.plans(fixture.catalog, Self.search("IMG_0017")) {
+        for plan in try Self.plans(fixture.database, Self.search("IMG_0017")) {
             #expect(plan.contains("VIRTUAL TABLE") && plan.contains("SEARCH asset USING INTEGER PRIMARY KEY"), "\(plan)")
             #expect(!plan.contains("asset_library_order") && !plan.contains("SCAN asset "), "\(plan)")
         }
@@ -128,16 +128,16 @@ import Testing
         #expect(try await Self.walk(fixture.catalog, Self.search("img_0017")) == [seventeen.identifier])
         // Two letters have no trigram: the library is walked, and finds the same.
         #expect(try await Self.walk(fixture.catalog, Self.search("17")).contains(seventeen.identifier))
-        try await fixture.catalog.database.write { db in
+        try await fixture.database.write { db in
             try db.execute(sql: "UPDATE asset SET fileName = 'Harbour at dusk.jpg' WHERE identifier = ?", arguments: [seventeen.identifier])
         }
         #expect(try await Self.walk(fixture.catalog, Self.search("IMG_0017")).isEmpty)
         #expect(try await Self.walk(fixture.catalog, Self.search("dusk")) == [seventeen.identifier])
-        try await fixture.catalog.database.write { db in
+        try await fixture.database.write { db in
             try db.execute(sql: "DELETE FROM asset WHERE identifier = ?", arguments: [seventeen.identifier])
         }
         #expect(try await Self.walk(fixture.catalog, Self.search("dusk")).isEmpty)
-        let trigrams = try await fixture.catalog.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM assetFileName") }
+        let trigrams = try await fixture.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM assetFileName") }
         #expect(trigrams == 29)
     }
 

@@ -14,6 +14,8 @@ final class AuditSink: Sendable {
 struct PickerFixture {
     let folder: URL
     let catalog: Catalog
+    /// The catalog's SQLite database, for tests that read or change its rows directly.
+    let database: DatabasePool
     let tokens: ProviderTokenStore
     /// What the store reported for the audit trail, as lightbox-auth would receive it.
     let audited = AuditSink()
@@ -25,11 +27,12 @@ struct PickerFixture {
     init(tokenLifetime: Duration = .seconds(3600)) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("picker-\(UUID().uuidString)")
         let database = try CatalogDatabase.open(at: folder.appendingPathComponent("catalog.sqlite"))
-        catalog = Catalog(database: database, originals: folder.appendingPathComponent("originals"),
+        self.database = database
+        catalog = Catalog(storage: SQLiteCatalogStorage(database: database), originals: folder.appendingPathComponent("originals"),
                           cloudStore: LocalCloudFolder(folder: folder.appendingPathComponent("cloud"), bandwidth: 0, pool: pool),
                           derived: folder.appendingPathComponent("derived"))
         let audited = self.audited
-        tokens = ProviderTokenStore(database: database, lifetime: tokenLifetime,
+        tokens = ProviderTokenStore(storage: SQLiteProviderTokens(database: database), lifetime: tokenLifetime,
                                     audit: AuditReporter { entries in audited.entries.withLock { $0 += entries } })
     }
 
@@ -118,7 +121,7 @@ struct PickerFixture {
         let asset = try await importedAsset(fixture)
         let grant = try await fixture.tokens.issue(app: "demo", asset: asset, pick: "p1")
         #expect(try await fixture.tokens.revoke(token: grant.token) == 1)
-        let (codable, positional) = try await fixture.tokens.database.read { db in
+        let (codable, positional) = try await fixture.database.read { db in
             let hash = ProviderTokenStore.hash(grant.token)
             return (try TokenRecord.fetchOne(db, key: hash),
                     try TokenRecord.read(hashed: hash, in: db))
@@ -147,7 +150,7 @@ struct PickerFixture {
         _ = try await fixture.tokens.redeem(grant.token, by: "demo", for: .describe)
         _ = try? await fixture.tokens.redeem(grant.token, by: "thief", for: .load)
         _ = try? await fixture.tokens.redeem("lbt_madeup", by: "thief", for: .describe)
-        let stored = try await fixture.catalog.database.read { db in try TokenRecord.fetchAll(db) }
+        let stored = try await fixture.database.read { db in try TokenRecord.fetchAll(db) }
         #expect(stored.map(\.tokenHash) == [ProviderTokenStore.hash(grant.token)])
         #expect(!stored.contains { $0.tokenHash.contains(grant.token) })
         // The batch leaves after a short delay; flushing sends it now.
@@ -167,12 +170,12 @@ struct PickerFixture {
         let asset = try await importedAsset(fixture)
         let requests = [ProviderTokenStore.Request(asset: asset, types: [.jpeg]), ProviderTokenStore.Request(asset: "GONE/L0/001", types: [.jpeg])]
         await #expect(throws: (any Error).self) { try await fixture.tokens.issue(app: "demo", pick: "p", requests) }
-        #expect(try await fixture.tokens.database.read { try TokenRecord.fetchCount($0) } == 0)
+        #expect(try await fixture.database.read { try TokenRecord.fetchCount($0) } == 0)
         let grants = try await fixture.tokens.issue(app: "demo", pick: "p", [requests[0], requests[0]])
         #expect(grants.count == 2)
         #expect(try await fixture.tokens.redeem(grants[1].token, by: "demo", for: .load) == asset)
         try await fixture.tokens.discard(grants)
-        #expect(try await fixture.tokens.database.read { try TokenRecord.fetchCount($0) } == 0)
+        #expect(try await fixture.database.read { try TokenRecord.fetchCount($0) } == 0)
     }
 
     @Test func revokingAnAppRevokesAllItsTokens() async throws {

@@ -12,9 +12,8 @@ extension LibraryFeature {
         let view = try await access.view(.read, for: app, on: context)
         let since = max(body.since ?? 0, 0)
         let limit = min(max(body.limit ?? Self.maximumChangesPerReply, 1), Self.maximumChangesPerReply)
-        let (entries, latest) = try await catalog.database.detachedRead { db in
-            (try LibraryChangeLog.entries(after: since, limit: limit, in: db), try LibraryChangeLog.latestToken(in: db))
-        }
+        let entries = try await catalog.storage.changes(after: since, limit: limit)
+        let latest = try await catalog.storage.latestChangeToken()
         let changes = try await view.changes(in: entries)
         let token = entries.last?.token ?? max(since, latest)
         context.audit(.delivered, assetCount: changes.count)
@@ -32,9 +31,7 @@ extension LibraryFeature {
         var after = since
         while true {
             let start = after
-            let entries = try await catalog.database.detachedRead { db in
-                try LibraryChangeLog.entries(after: start, limit: Self.maximumChangesPerReply, in: db)
-            }
+            let entries = try await catalog.storage.changes(after: start, limit: Self.maximumChangesPerReply)
             for change in try await view.changes(in: entries) { responder.event(change) }
             guard entries.count == Self.maximumChangesPerReply, let last = entries.last else { return }
             after = last.token

@@ -83,7 +83,7 @@ struct ProviderFeature: Sendable {
     }
 
     func redeemed(_ token: String, by app: AppID, for op: OperationName) async throws -> (ProviderTokenStore.Capability, AssetRecord) {
-        var (capability, asset) = try tokens.capability(of: token, by: app.rawValue, for: op, readingAlso: Catalog.currentVersion)
+        var (capability, asset) = try await tokens.capabilityAndAsset(of: token, by: app.rawValue, for: op)
         guard let asset else {
             throw LightboxError(.notFound, "The asset behind this item provider is no longer in the library.")
         }

@@ -3,6 +3,11 @@ import GRDB
 import LightboxProtocol
 import LightboxStorage
 
+/// An asset row in SQLite's `asset` table, written and read through GRDB's records.
+extension AssetRecord: FetchableRecord, PersistableRecord {
+    static let databaseTableName = "asset"
+}
+
 /// An asset row, read by position from a SELECT of `Columns` (`AssetRecord.selectList`).
 extension AssetRecord: PositionalRecord {
     /// The asset table's columns a record is made of, in the order they are selected and read.

@@ -8,7 +8,7 @@ import LightboxStorage
 /// A selection holds assets (`appSelection`) and albums it follows (`appSelectionAlbum`): an album's
 /// members are joined from `albumAsset` as they are when read, so what is added to the album later
 /// is seen and what is taken out is not, and no member list is ever copied per app.
-struct SelectionTable: Sendable {
+struct SelectionTable: SelectionStorage {
     let database: DatabasePool
 
     /// Stores `assets` and `albums` as `app`'s selection at `version`, unless a newer one is already

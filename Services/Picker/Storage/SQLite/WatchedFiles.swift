@@ -1,40 +1,12 @@
 import Foundation
 import GRDB
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
-/// What the picker last saw of a file in a watched folder: enough to tell, without reading it,
-/// whether it is unchanged (same size, time and inode), moved (the same inode, size and time at
-/// another path) or changed.
-struct FileState: Hashable, Sendable {
-    var size: Int64
-    /// Modification time in nanoseconds since 1970.
-    var modified: Int64
-    var device: UInt64
-    var inode: UInt64
-
-    /// The state of a regular file at `path`, not following a link there; nil for anything else
-    /// (gone, a folder, a FIFO, a socket, a device, a link).
-    static func ofRegularFile(at path: String) -> FileState? {
-        var status = stat()
-        guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-        return FileState(size: Int64(status.st_size), modified: Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec),
-                         device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
-    }
-}
-
 /// The `watchedFile` table: each watched file's path, its state when last read and the asset it
 /// became (nil: not media).
-struct WatchedFiles: Sendable {
+struct WatchedFiles: WatchedFileStorage {
     let database: DatabasePool
 
-    struct Row: Sendable {
-        var path: String
-        var asset: String?
-        var state: FileState
-    }
+    typealias Row = WatchedFileRow
 
     /// The rows of files below `folder`: the paths between "folder/" and "folder0" ("0" follows "/"),
     /// a range of the primary key.

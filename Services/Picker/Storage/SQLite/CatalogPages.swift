@@ -5,13 +5,25 @@ import LightboxStorage
 
 /// The library a page at a time, filtered in SQL and continued by a keyset cursor (not OFFSET), so
 /// the first and the thousandth page cost the same.
-extension Catalog {
-    /// The owner's view: newest first, every asset a filter lets through, narrowed by the pick
-    /// sheet's search, album and starting date (`OwnerBrowse`).
-    func page(filter: PickerFilter?, browse: OwnerBrowse = OwnerBrowse(), limit: Int, after cursor: LibraryCursor?) async throws
+extension SQLiteCatalogStorage {
+    func page(filter: PickerFilter?, browse: OwnerBrowse, limit: Int, after cursor: LibraryCursor?) async throws
         -> (assets: [AssetSummary], next: LibraryCursor?) {
-        try await database.read(OwnerPage(filter: filter, browse: browse, limit: limit, cursor: cursor))
+        try await database.read(Catalog.OwnerPage(filter: filter, browse: browse, limit: limit, cursor: cursor))
     }
+
+    func assets(matching query: AssetQuery, inSelectionOf app: String?, after cursor: LibraryCursor?) async throws
+        -> (page: [AssetSummary], total: Int, next: LibraryCursor?) {
+        try await database.read(Catalog.AppPage(query: query, app: app, cursor: cursor, counts: counts))
+    }
+
+    func albumPage(_ album: String, limit: Int, after cursor: LibraryCursor?) async throws -> (assets: [AssetSummary], next: LibraryCursor?) {
+        try await database.detachedRead { db in
+            try Catalog.page(db, conditions: [Catalog.inAlbum(album)], order: .newestFirst, limit: limit, after: cursor)
+        }
+    }
+}
+
+extension Catalog {
 
     /// A page of the owner's view. Unfiltered and small, it walks the library-order index for
     /// `limit` + 1 rows and no more: a point read.
@@ -30,14 +42,6 @@ extension Catalog {
         func conditions(_ db: Database) throws -> [SQLExpression] {
             (filter.map { [$0.sqlCondition] } ?? []) + (try browse.conditions(db))
         }
-    }
-
-    /// An app's query: by media type and date range, limited to `app`'s selection (a join on the
-    /// SelectionTable) when given; paged by cursor, or by offset when there is none. Also returns the total count.
-    func assets(matching query: AssetQuery, inSelectionOf app: String? = nil) async throws
-        -> (page: [AssetSummary], total: Int, next: LibraryCursor?) {
-        let cursor = try query.after.map { text throws(LightboxError) in try LibraryCursor(decoding: text) }
-        return try await database.read(AppPage(query: query, app: app, cursor: cursor, counts: counts))
     }
 
     /// A page of an app's query, with the total it matches.
