@@ -114,8 +114,9 @@ let package = Package(
         .target(
             name: "Auth",
             dependencies: [
-                "LightboxProtocol", "LightboxTransport", "LightboxStorage",
+                "LightboxProtocol", "LightboxTransport", "LightboxStorage", "LightboxPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,7 +125,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthServer",
-            dependencies: ["Auth", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Auth", "LightboxPostgres", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/AuthServer"
         ),
         .target(
