@@ -91,6 +91,7 @@ let package = Package(
                 "LightboxProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/LightboxPostgres"
         ),
@@ -227,7 +228,7 @@ let package = Package(
             path: "Tests/PostgresStorageTests"
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
-        .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "LightboxPostgres", "TestServers"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker", "Places"], path: "Tests/PickerTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places"], path: "Tests/PlacesTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),

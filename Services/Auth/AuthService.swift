@@ -63,7 +63,7 @@ public final class AuthService: Service {
         promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
         followers = DecisionFollowers(deadlines: deadlines, logger: logger)
         if let location = configuration.database {
-            store = PostgresAuthStorage(PostgresStorage(location: location, logger: logger))
+            store = PostgresAuthStorage(location: location, logger: logger)
         } else {
             store = try SQLiteAuthStorage(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
         }

@@ -3,6 +3,7 @@ import LightboxPostgres
 import LightboxProtocol
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// lightbox-auth's state in a PostgreSQL database (`--database postgres://…`): what lets another
 /// auth process, on another host, take over with nothing lost. Every update commits with its change
@@ -15,19 +16,51 @@ import PostgresNIO
 /// such transactions run one at a time, tokens commit in order, and each reads the access it
 /// changes as the previous one left it (as SQLite's single writer does).
 struct PostgresAuthStorage: AuthStorage {
-    let storage: PostgresStorage
+    private let pool: Pool
     let logger: Logger
 
-    init(_ storage: PostgresStorage, logger: Logger = Logger(label: "lightbox.auth.postgres")) {
-        self.storage = storage
+    /// The connection pool, made when the storage is opened (`whileOpen`), not before: made earlier,
+    /// its event-loop threads would start before the service group sets up its signal handling,
+    /// and SIGTERM would never reach the service.
+    private final class Pool: Sendable {
+        let make: @Sendable () -> PostgresStorage
+        let open = Mutex<PostgresStorage?>(nil)
+
+        init(make: @escaping @Sendable () -> PostgresStorage) {
+            self.make = make
+        }
+    }
+
+    /// The storage at `location`, its pool made when opened.
+    init(location: PostgresLocation, logger: Logger) {
+        pool = Pool { PostgresStorage(location: location, logger: logger) }
         self.logger = logger
+    }
+
+    /// The storage on a pool made already (tests).
+    init(_ storage: PostgresStorage, logger: Logger) {
+        pool = Pool { storage }
+        self.logger = logger
+    }
+
+    /// The open pool.
+    var storage: PostgresStorage {
+        get throws(PostgresStorageError) {
+            guard let storage = pool.open.withLock({ $0 }) else {
+                throw PostgresStorageError(code: .internal, message: "lightbox-auth used its database before opening it.")
+            }
+            return storage
+        }
     }
 
     /// Runs the connection pool and brings the tables up to date, then `body`; the pool closes
     /// when `body` returns.
     func whileOpen(_ body: () async throws -> Void) async throws {
+        let storage = pool.make()
+        pool.open.withLock { $0 = storage }
+        defer { pool.open.withLock { $0 = nil } }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { [storage] in await storage.run() }
+            group.addTask { await storage.run() }
             defer { group.cancelAll() }
             try await PostgresAuthSchema.migrator.migrate(storage)
             try await body()
