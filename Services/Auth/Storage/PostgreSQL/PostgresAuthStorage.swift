@@ -74,7 +74,7 @@ struct PostgresAuthStorage: AuthStorage {
 
     // MARK: Reading rows
 
-    /// Every row `query` returns, decoded as `Row` (a type, or a tuple of one per column).
+    /// Every row `query` returns, decoded as `type` (one column's type, or a tuple of one per column).
     func all<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as type: (repeat each Column).Type, on connection: PostgresConnection
     ) async throws -> [(repeat each Column)] {
