@@ -21,7 +21,7 @@ asan: deps
 	$(SWIFT) build --scratch-path $(ASAN_BUILD) -Xswiftc -sanitize=address --product lightbox-picker
 
 ## The end-to-end suites that run again with lightbox-auth's state on PostgreSQL (`TestDatabase`).
-AUTH_POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests|PostgresAuthStorageTests
+AUTH_POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests
 
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium
