@@ -20,6 +20,9 @@ ASAN_BUILD := .build-asan
 asan: deps
 	$(SWIFT) build --scratch-path $(ASAN_BUILD) -Xswiftc -sanitize=address --product lightbox-picker
 
+## The end-to-end suites that run again with lightbox-auth's state on PostgreSQL (`TestDatabase`).
+AUTH_POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests
+
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium
 ## (screenshots in .build/screenshots/), then lightbox-portal behind xdg-desktop-portal on a private
@@ -27,6 +30,7 @@ asan: deps
 test: build asan
 	$(SWIFT) build --build-tests
 	LIGHTBOX_ASAN_BIN=$(CURDIR)/$(ASAN_BUILD)/debug $(SWIFT) test --skip-build
+	LIGHTBOX_TEST_DATABASE=postgres $(SWIFT) test --skip-build --filter '$(AUTH_POSTGRES_SUITES)'
 	cd Clients/python && python3 -m mypy
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests

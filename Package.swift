@@ -91,6 +91,7 @@ let package = Package(
                 "LightboxProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Shared/LightboxPostgres"
         ),
@@ -114,8 +115,9 @@ let package = Package(
         .target(
             name: "Auth",
             dependencies: [
-                "LightboxProtocol", "LightboxTransport", "LightboxStorage",
+                "LightboxProtocol", "LightboxTransport", "LightboxStorage", "LightboxPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -124,7 +126,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "AuthServer",
-            dependencies: ["Auth", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Auth", "LightboxPostgres", "LightboxServiceRuntime", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Services/AuthServer"
         ),
         .target(
@@ -230,7 +232,7 @@ let package = Package(
             path: "Tests/PostgresStorageTests"
         ),
         .testTarget(name: "MediaTests", dependencies: ["Media"], path: "Tests/MediaTests"),
-        .testTarget(name: "AuthTests", dependencies: ["Auth"], path: "Tests/AuthTests"),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "LightboxPostgres", "TestServers"], path: "Tests/AuthTests"),
         .testTarget(name: "PickerTests", dependencies: ["Picker", "Places", "TestServers", "LightboxPostgres"], path: "Tests/PickerTests"),
         .testTarget(name: "PlacesTests", dependencies: ["Places"], path: "Tests/PlacesTests"),
         .testTarget(name: "SurfaceTests", dependencies: ["Surface"], path: "Tests/SurfaceTests"),

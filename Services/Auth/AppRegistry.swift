@@ -1,14 +1,12 @@
 import Foundation
-import GRDB
 import LightboxProtocol
-import LightboxStorage
 
 /// The registered apps and their manifests, keyed by id and by CURVE public key.
 public struct AppRegistry: Sendable {
-    let database: DatabasePool
+    let storage: any AuthStorage
 
-    init(database: DatabasePool) {
-        self.database = database
+    init(storage: any AuthStorage) {
+        self.storage = storage
     }
 
     /// Registers an app, or replaces its manifest (a new key rotates the app's identity).
@@ -22,70 +20,26 @@ public struct AppRegistry: Sendable {
         guard isValidPublicKey(manifest.publicKey) else {
             throw LightboxError(.badRequest, "The public key must be 40 characters of Z85 text (a CURVE key).")
         }
-        return try await database.write { db in
-            if let other = try AppRecord.filter(AppRecord.Columns.publicKey == manifest.publicKey).fetchOne(db), other.id != manifest.id {
-                throw LightboxError(.badRequest, "That public key already belongs to app \"\(other.id)\"; every app needs its own key.")
-            }
-            try AppRecord(manifest, registeredAt: Date()).save(db)
-            return manifest
+        if let other = try await storage.saveApp(manifest, registeredAt: Date()) {
+            throw LightboxError(.badRequest, "That public key already belongs to app \"\(other)\"; every app needs its own key.")
         }
+        return manifest
     }
 
     public func apps() async throws -> [AppManifest] {
-        try await database.detachedRead { db in try AppRecord.order(AppRecord.Columns.id).fetchAll(db).map(\.manifest) }
+        try await storage.apps()
     }
 
     public func app(withPublicKey key: String) async throws -> AppManifest? {
-        try await database.detachedRead { db in try AppRecord.filter(AppRecord.Columns.publicKey == key).fetchOne(db)?.manifest }
+        try await storage.app(withPublicKey: key)
     }
 
     public func app(withID id: String) async throws -> AppManifest? {
-        try await database.detachedRead { db in try AppRecord.fetchOne(db, key: id)?.manifest }
+        try await storage.app(withID: id)
     }
 
     private func isValidPublicKey(_ key: String) -> Bool {
         let alphabet = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#")
         return key.count == 40 && key.allSatisfy { alphabet.contains($0) }
-    }
-}
-
-struct AppRecord: Encodable, FetchableRecord, PersistableRecord, PositionalRecord {
-    static let databaseTableName = "app"
-
-    enum Columns: String, CaseIterable, ColumnExpression {
-        case id, name, publicKey, usageReadWrite, usageAddOnly, preventAutomaticLimitedAccessAlert, registeredAt
-    }
-
-    var id: String
-    var name: String
-    var publicKey: String
-    var usageReadWrite: String?
-    var usageAddOnly: String?
-    var preventAutomaticLimitedAccessAlert: Bool
-    var registeredAt: Date
-
-    init(_ manifest: AppManifest, registeredAt: Date) {
-        id = manifest.id
-        name = manifest.name
-        publicKey = manifest.publicKey
-        usageReadWrite = manifest.usageReadWrite
-        usageAddOnly = manifest.usageAddOnly
-        preventAutomaticLimitedAccessAlert = manifest.preventAutomaticLimitedAccessAlert
-        self.registeredAt = registeredAt
-    }
-
-    init(row: inout PositionalRow<Columns>) throws {
-        id = try row.read(.id)
-        name = try row.read(.name)
-        publicKey = try row.read(.publicKey)
-        usageReadWrite = try row.read(.usageReadWrite)
-        usageAddOnly = try row.read(.usageAddOnly)
-        preventAutomaticLimitedAccessAlert = try row.read(.preventAutomaticLimitedAccessAlert)
-        registeredAt = try row.read(.registeredAt)
-    }
-
-    var manifest: AppManifest {
-        AppManifest(id: id, name: name, publicKey: publicKey, usageReadWrite: usageReadWrite, usageAddOnly: usageAddOnly,
-                    preventAutomaticLimitedAccessAlert: preventAutomaticLimitedAccessAlert)
     }
 }

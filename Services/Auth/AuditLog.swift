@@ -1,9 +1,6 @@
-import Dispatch
 import Foundation
-import GRDB
 import LightboxProtocol
 import LightboxTransport
-import LightboxStorage
 import Metrics
 import Synchronization
 
@@ -16,15 +13,14 @@ enum AuditMetrics {
 /// every read the picker reports (`auth.audit.record`). Identical entries gathered for one write
 /// are one line with a count (`AuditBatch`), so a flood of one app's calls is a few rows a batch.
 ///
-/// Group commit: `record` only appends to a buffer and returns; a serial queue writes what has
-/// gathered every few milliseconds in one transaction without an fsync of its own (the next
-/// durable commit of a grant or setting, or the WAL checkpoint, puts it on disk; a crash of the
-/// process alone loses none that were written). The owner's changes are not buffered: their lines
-/// are written in the change's own durable transaction (`insert(_:_:)`).
+/// Group commit: `record` only appends to a buffer and returns; the writer (`run`, a child task of
+/// the service) writes what has gathered every few milliseconds in one transaction that does not
+/// wait for the disk (`AuthStorage.appendAudit`). The owner's changes are not buffered: their lines
+/// are written in the change's own durable transaction.
 public final class AuditLog: Sendable {
-    let database: DatabasePool
+    let storage: any AuthStorage
     /// How long entries gather before they are written together.
-    static let batchInterval: DispatchTimeInterval = .milliseconds(5)
+    static let batchInterval: Duration = .milliseconds(5)
     /// Lines waiting beyond this many (a disk that cannot keep up) are dropped, oldest first, and
     /// the entries they stood for counted.
     static let maximumWaiting = 100_000
@@ -36,11 +32,15 @@ public final class AuditLog: Sendable {
     }
 
     private let buffer = Mutex(Buffer())
-    /// Writes run here, one at a time, in the order entries arrived, never on Swift concurrency's threads.
-    private let queue = DispatchQueue(label: "lightbox.auth.audit")
+    /// Tells the writer that lines are waiting.
+    private let wakes: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
+    /// Writes run one at a time, in the order their lines were taken.
+    private let writes = SerialGate()
 
-    init(database: DatabasePool) {
-        self.database = database
+    init(storage: any AuthStorage) {
+        self.storage = storage
+        (wakes, wake) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     func record(app: String, operation: AuditOperation, assetCount: Int = 0, outcome: AuditOutcome, at: Date = Date(), asset: String? = nil) {
@@ -57,56 +57,40 @@ public final class AuditLog: Sendable {
             defer { buffer.isScheduled = true }
             return !buffer.isScheduled
         }
-        if schedule { queue.asyncAfter(deadline: .now() + Self.batchInterval) { self.writeWaiting() } }
+        if schedule { wake.yield() }
+    }
+
+    /// Writes what gathers, a batch every `batchInterval`, until cancelled (what is left then is
+    /// written by `flush`).
+    func run() async {
+        for await _ in wakes {
+            try? await Task.sleep(for: Self.batchInterval)
+            await writeWaiting()
+        }
     }
 
     /// Returns once everything recorded so far is written (owner reads and shutdown call it).
     func flush() async {
-        await withCheckedContinuation { continuation in
-            queue.async {
-                self.writeWaiting()
-                continuation.resume()
-            }
-        }
+        await writeWaiting()
     }
 
-    /// Runs on `queue` only.
-    private func writeWaiting() {
-        let (entries, dropped) = buffer.withLock { buffer in
-            defer { buffer = Buffer() }
-            return (buffer.batch.entries, buffer.dropped)
-        }
-        if dropped > 0 {
-            AuditMetrics.dropped.increment(by: dropped)
-        }
-        guard !entries.isEmpty else { return }
-        do {
-            try database.writeWithoutTransaction { db in
-                try db.execute(sql: "PRAGMA synchronous = NORMAL")
-                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
-                try db.inTransaction {
-                    try Self.insert(entries, db)
-                    return .commit
-                }
+    private func writeWaiting() async {
+        await writes.run {
+            let (entries, dropped) = buffer.withLock { buffer in
+                defer { buffer = Buffer() }
+                return (buffer.batch.entries, buffer.dropped)
             }
-            AuditMetrics.batches.increment()
-        } catch {
-            // The decisions stand; a lost audit batch must not turn answers into failures.
-            AuditMetrics.dropped.increment(by: entries.reduce(0) { $0 + ($1.times ?? 1) })
-        }
-    }
-
-    /// Writes `entries` in the caller's transaction. The owner's own changes (settings, prompt
-    /// answers, expansions) are written this way, in the transaction that commits the change, so an
-    /// acknowledged change always has its line, even after a crash; reads take the group commit.
-    static func insert(_ entries: [AuditEntry], _ db: Database) throws {
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO audit (app, operation, assetCount, outcome, at, bytes, asset, times, lastAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for entry in entries {
-            // The date as GRDB would store it, formatted without a DateFormatter (`StorageDate`).
-            try insert.execute(arguments: [entry.app, entry.operation, entry.assetCount, entry.outcome, StorageDate.text(entry.at),
-                                           entry.bytes, entry.asset, entry.times ?? 1, entry.lastAt.map(StorageDate.text)])
+            if dropped > 0 {
+                AuditMetrics.dropped.increment(by: dropped)
+            }
+            guard !entries.isEmpty else { return }
+            do {
+                try await storage.appendAudit(entries)
+                AuditMetrics.batches.increment()
+            } catch {
+                // The decisions stand; a lost audit batch must not turn answers into failures.
+                AuditMetrics.dropped.increment(by: entries.reduce(0) { $0 + ($1.times ?? 1) })
+            }
         }
     }
 
@@ -115,42 +99,17 @@ public final class AuditLog: Sendable {
     func entries(_ request: AuditRequest, maximumLimit: Int = 10_000) async throws -> AuditResponse {
         await flush()
         let limit = min(max(request.limit ?? 200, 1), maximumLimit)
-        var conditions: [String] = []
-        var arguments: StatementArguments = []
-        if let app = request.app {
-            conditions.append("app = ?")
-            arguments += [app]
-        }
-        if let operation = request.operation {
-            // A range instead of LIKE keeps the index usable; ";" is the character after ":".
-            conditions.append("(operation = ? OR (operation >= ? AND operation < ?))")
-            arguments += [operation, operation + ":", operation + ";"]
-        }
-        if let since = request.since {
-            conditions.append("at >= ?")
-            arguments += [since]
-        }
-        if let until = request.until {
-            conditions.append("at < ?")
-            arguments += [until]
-        }
-        if let before = request.before {
-            conditions.append("id < ?")
-            arguments += [before]
-        }
-        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-        arguments += [limit + 1]
-        let query = arguments
-        let found = try await database.detachedRead { db in
-            // A statement per combination of filters, compiled once.
-            try AuditEntry.fetchAll(positionally: db.cachedStatement(sql: "\(Self.selectEntries) \(filter) ORDER BY id DESC LIMIT ?"),
-                                    arguments: query)
-        }
+        let found = try await storage.auditEntries(request, limit: limit + 1)
         let entries = Array(found.prefix(limit))
         return AuditResponse(entries: entries, next: found.count > limit ? entries.last?.id : nil)
     }
 
-    private static let selectEntries = "SELECT \(AuditEntry.selectList) FROM audit"
+    /// The privacy report's numbers for one app (`owner.audit.summary`).
+    func summary(_ request: AuditSummaryRequest) async throws -> AuditSummary {
+        await flush()
+        let recentLimit = min(max(request.recentLimit ?? 12, 1), AuditSummaryRequest.maximumRecent)
+        return try await storage.auditSummary(app: request.app, since: request.since, recentLimit: recentLimit)
+    }
 
     /// A stored count as the wire spells it: absent for a line that happened once.
     static func times(_ stored: Int) -> Int? { stored > 1 ? stored : nil }

@@ -1,5 +1,5 @@
 import Foundation
-import GRDB
+import LightboxPostgres
 import LightboxProtocol
 import LightboxTransport
 import Logging
@@ -11,6 +11,8 @@ public final class AuthService: Service {
     public struct Configuration: Sendable {
         public var dataDirectory: URL
         public var endpoint: String
+        /// The PostgreSQL database holding the service's state; nil keeps it in SQLite in the data folder.
+        public var database: PostgresLocation?
         /// How long an authorization prompt waits for the owner before the app gets `timeout`.
         public var promptTimeout: Duration = .seconds(120)
         /// How often open watches get a keep-alive; sending it finds the connections that are gone.
@@ -33,7 +35,8 @@ public final class AuthService: Service {
     }
 
     public let registry: AppRegistry
-    let store: AuthorizationStore
+    /// Everything the service keeps: apps, access, the change log, the audit trail.
+    let store: any AuthStorage
     let audit: AuditLog
     /// The timeouts of open prompts, of decision confirmations and of the owner's long polls.
     let deadlines: Deadlines
@@ -59,10 +62,13 @@ public final class AuthService: Service {
         prompts = PromptCenter(timeout: configuration.promptTimeout, deadlines: deadlines)
         promptWaits = PerAppLimit(configuration.promptWaitsPerApp)
         followers = DecisionFollowers(deadlines: deadlines, logger: logger)
-        let database = try AuthDatabase.open(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
-        registry = AppRegistry(database: database)
-        store = AuthorizationStore(database: database)
-        audit = AuditLog(database: database)
+        if let location = configuration.database {
+            store = PostgresAuthStorage(location: location, logger: logger)
+        } else {
+            store = try SQLiteAuthStorage(at: configuration.dataDirectory.appendingPathComponent("auth/auth.sqlite"))
+        }
+        registry = AppRegistry(storage: store)
+        audit = AuditLog(storage: store)
         let broadcaster = ChangeBroadcaster()
         self.broadcaster = broadcaster
         accessChanges = AccessChanges(broadcaster: broadcaster, followers: followers, logger: logger)
@@ -73,6 +79,10 @@ public final class AuthService: Service {
     /// Serves until the service group shuts down gracefully (SIGTERM/SIGINT in the executable), then
     /// answers what is waiting, lets running requests finish within the grace period and closes.
     public func run() async throws {
+        try await store.whileOpen { try await serve() }
+    }
+
+    private func serve() async throws {
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.authService)
         let ownerKey = try keys.loadOrCreateKeyPair(KeyDirectory.owner).publicKey
         let registry = self.registry
@@ -98,16 +108,19 @@ public final class AuthService: Service {
         let server = try RouterServer(serverConfiguration, logger: logger) { request, responder in
             await operations.handle(request, responder)
         }
-        logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)"])
+        logger.info("lightbox-auth serving", metadata: ["endpoint": "\(configuration.endpoint)", "data": "\(configuration.dataDirectory.path)",
+                                                       "database": "\(configuration.database.map(String.init(describing:)) ?? "SQLite")"])
         let broadcaster = self.broadcaster
         let interval = configuration.watchKeepAlive
         let followers = self.followers
         let deadlines = self.deadlines
         let grantTerms = self.grantTerms
+        let audit = self.audit
         // The keep-alive loops and the deadlines are child tasks: they end with the serving,
         // cancelled once shutdown begins.
         await withDiscardingTaskGroup { group in
             group.addTask { await deadlines.run() }
+            group.addTask { await audit.run() }
             group.addTask { await grantTerms.start() }
             group.addTask { await grantTerms.resetUnusedAccess() }
             group.addTask {

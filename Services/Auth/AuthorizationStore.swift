@@ -1,13 +1,11 @@
 import Foundation
-import GRDB
 import LightboxProtocol
-import LightboxStorage
 
-/// Statuses, limited selections and the change log, persisted. Every change commits in one
-/// transaction with its change record (synchronous=FULL): when a caller is answered, it is on disk.
-public struct AuthorizationStore: Sendable {
-    let database: DatabasePool
-
+/// Statuses, limited selections and the change log: what an app's access is, what a change of it
+/// asks for, and how a change is worked out from the access before it (`plan`). Kept by an
+/// `AuthStorage`, which commits each change in one transaction with its change record and audit
+/// line: when a caller is answered, it is on disk.
+enum AuthorizationStore {
     struct Access: Sendable, Hashable {
         var readWrite: AuthorizationStatus
         var addOnly: AuthorizationStatus
@@ -20,6 +18,35 @@ public struct AuthorizationStore: Sendable {
 
         func status(_ level: AccessLevel) -> AuthorizationStatus {
             level == .readWrite ? readWrite : addOnly
+        }
+
+        /// The access a storage's rows give: a status row per level decided (a level without one
+        /// is notDetermined), with its term.
+        init(rows: [StoredStatus], selection: [String], albums: [String]) {
+            let readWrite = rows.first { $0.level == AccessLevel.readWrite.rawValue }, addOnly = rows.first { $0.level == AccessLevel.addOnly.rawValue }
+            self.init(readWrite: readWrite.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined,
+                      addOnly: addOnly.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined, selection: selection,
+                      readWriteTerm: readWrite?.term, addOnlyTerm: addOnly?.term, albums: albums)
+        }
+
+        init(readWrite: AuthorizationStatus, addOnly: AuthorizationStatus, selection: [String], readWriteTerm: GrantTerm? = nil,
+             addOnlyTerm: GrantTerm? = nil, albums: [String] = []) {
+            (self.readWrite, self.addOnly, self.selection) = (readWrite, addOnly, selection)
+            (self.readWriteTerm, self.addOnlyTerm, self.albums) = (readWriteTerm, addOnlyTerm, albums)
+        }
+    }
+
+    /// One of an app's statuses as a storage keeps it: a level, its status, and the term of a
+    /// grant that ends (its end, and what follows as text).
+    struct StoredStatus: Sendable {
+        var level: String
+        var status: String
+        var expiresAt: Date?
+        var afterExpiry: String?
+
+        /// The grant's term, when it has one.
+        var term: GrantTerm? {
+            expiresAt.map { GrantTerm(until: $0, then: afterExpiry.flatMap(GrantTerm.Afterwards.init(rawValue:))) }
         }
     }
 
@@ -52,73 +79,56 @@ public struct AuthorizationStore: Sendable {
     /// The audit line of an owner's change, made from its result inside the change's transaction.
     typealias AuditLine = @Sendable (Applied) -> AuditEntry
 
-    /// The app's statuses, and its selection unless `includingSelection` is false (a status check
-    /// need not read 100,000 identifiers).
-    func access(of app: String, includingSelection: Bool = true) async throws -> Access {
-        try await database.read(AccessQuery(app: app, includingSelection: includingSelection))
-    }
-
-    /// An app's access. Statuses alone are two rows by key: a point read.
-    struct AccessQuery: DatabaseQuery {
+    /// One app's update with the audit line it writes (none for an app's own additions).
+    struct Application: Sendable {
         var app: String
-        var includingSelection: Bool
+        var update: Update
+        var auditLine: AuditLine?
+    }
 
-        var isPointRead: Bool { !includingSelection }
+    /// The albums one update began and stopped following.
+    struct AlbumChanges: Sendable, Hashable {
+        var added: [String] = []
+        var removed: [String] = []
+    }
 
-        func fetch(_ db: Database) throws -> Access {
-            try AuthorizationStore.access(of: app, includingSelection: includingSelection, db)
+    /// One row of the change log an update adds (its level's status is set with it).
+    struct PlannedChange: Sendable {
+        var level: AccessLevel
+        var status: AuthorizationStatus
+        var added: [String]
+        var removed: [String]
+        var albums = AlbumChanges()
+
+        /// The change as the log and the wire carry it, once its row has its token. Album lists are
+        /// nil when empty, as the wire leaves them out.
+        func change(token: Int64, app: String, at now: Date) -> AuthorizationChange {
+            AuthorizationChange(token: token, app: app, level: level, status: status, added: added, removed: removed, at: now,
+                                addedAlbums: albums.added.isEmpty ? nil : albums.added,
+                                removedAlbums: albums.removed.isEmpty ? nil : albums.removed)
         }
     }
 
-    func selectionCount(of app: String) async throws -> Int {
-        try await database.detachedRead { db in try Self.selectionCount(of: app, db) }
+    /// What a storage writes for one update, worked out from the app's access before it, so that
+    /// both storages apply the same rules.
+    struct Plan: Sendable {
+        /// The whole selection to store, in the owner's order, when it changed.
+        var selection: [String]?
+        /// The albums the selection follows, in the owner's order, when they changed.
+        var albums: [String]?
+        /// In order: each sets its level's status and adds a row to the change log.
+        var changes: [PlannedChange] = []
+        /// The terms to store for the levels the update named (nil: no term).
+        var terms: [(level: AccessLevel, term: GrantTerm?)] = []
+        /// A grant was given: the note that the app's access was reset as unused goes.
+        var forgetsUnusedReset = false
     }
 
-    static func selectionCount(of app: String, _ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM selection WHERE app = ?", arguments: [app]) ?? 0
-    }
-
-    static func access(of app: String, includingSelection: Bool = true, _ db: Database) throws -> Access {
-        var rows: [String: StatusRow] = [:]
-        for row in try StatusRow.fetchAll(positionally: db.cachedStatement(sql: statusesOfApp), arguments: [app]) { rows[row.level] = row }
-        let selection = !includingSelection ? [] :
-            try String.fetchAll(db, sql: "SELECT asset FROM selection WHERE app = ? ORDER BY position", arguments: [app])
-        let readWrite = rows[AccessLevel.readWrite.rawValue], addOnly = rows[AccessLevel.addOnly.rawValue]
-        let albums = try includingSelection ? followedAlbums(of: app, db) : []
-        return Access(readWrite: readWrite.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined,
-                      addOnly: addOnly.flatMap { AuthorizationStatus(rawValue: $0.status) } ?? .notDetermined, selection: selection,
-                      readWriteTerm: readWrite?.term, addOnlyTerm: addOnly?.term,
-                      albums: albums)
-    }
-
-    /// Applies an update and returns the changes it made (none when nothing differs). `auditLine`
-    /// is written to the audit trail in the same transaction: a change is never on disk without it.
-    func apply(_ update: Update, to app: String, now: Date = Date(), auditLine: AuditLine? = nil) async throws -> [AuthorizationChange] {
-        try await database.write { db in try Self.apply(update, to: app, now: now, auditLine: auditLine, db) }
-    }
-
-    /// Applies one update per app in one transaction, each with its audit line (the grants that
-    /// ended, the apps reset because unused), and returns every change made.
-    func apply(_ updates: [(app: String, update: Update, auditLine: AuditLine)], now: Date = Date()) async throws -> [AuthorizationChange] {
-        try await database.write { db in
-            try updates.flatMap { app, update, auditLine in try Self.apply(update, to: app, now: now, auditLine: auditLine, db) }
-        }
-    }
-
-    static func apply(_ update: Update, to app: String, now: Date, auditLine: AuditLine?, _ db: Database) throws -> [AuthorizationChange] {
-        let changes = try apply(update, to: app, now: now, db)
-        if let auditLine {
-            let after = Applied(access: try access(of: app, includingSelection: false, db),
-                                selectionCount: try selectionCount(of: app, db), changes: changes)
-            try AuditLog.insert([auditLine(after)], db)
-        }
-        return changes
-    }
-
-    private static func apply(_ update: Update, to app: String, now: Date, _ db: Database) throws -> [AuthorizationChange] {
-        let before = try Self.access(of: app, db)
-        if let level = update.onlyWhileNotDetermined, before.status(level) != .notDetermined { return [] }
-        var changes: [AuthorizationChange] = []
+    /// The plan of `update` over `before` (the app's access with its selection), or nil when the
+    /// update waits for a level that is no longer notDetermined.
+    static func plan(_ update: Update, before: Access) -> Plan? {
+        if let level = update.onlyWhileNotDetermined, before.status(level) != .notDetermined { return nil }
+        var plan = Plan()
         let newReadWrite = update.readWrite ?? before.readWrite
         var selection = update.selection.map(Self.unique) ?? before.selection
         // Sets, not list scans: a selection may hold 100,000 assets.
@@ -133,82 +143,87 @@ public struct AuthorizationStore: Sendable {
         let previous = Set(before.selection)
         let added = selection.filter { !previous.contains($0) }
         let removed = before.selection.filter { !members.contains($0) }
-        if !added.isEmpty || !removed.isEmpty {
-            try db.execute(sql: "DELETE FROM selection WHERE app = ?", arguments: [app])
-            let insert = try db.cachedStatement(sql: "INSERT INTO selection (app, asset, position) VALUES (?, ?, ?)")
-            for (position, asset) in selection.enumerated() {
-                try insert.execute(arguments: [app, asset, position])
-            }
-        }
+        if !added.isEmpty || !removed.isEmpty { plan.selection = selection }
         // Albums likewise: followed only while limited.
-        let albums = try replaceFollowedAlbums(of: app, before: before.albums,
-                                               with: newReadWrite == .limited ? update.albums.map(Self.unique) ?? before.albums : [], db)
+        let albums = newReadWrite == .limited ? update.albums.map(Self.unique) ?? before.albums : []
+        let albumSet = Set(albums), albumsBefore = Set(before.albums)
+        let albumChanges = AlbumChanges(added: albums.filter { !albumsBefore.contains($0) }, removed: before.albums.filter { !albumSet.contains($0) })
+        if albumChanges != AlbumChanges() || before.albums != albums { plan.albums = albums }
         let newAddOnly = update.addOnly ?? before.addOnly
-        if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty || !albums.added.isEmpty || !albums.removed.isEmpty {
-            try Self.setStatus(newReadWrite, level: .readWrite, app: app, now: now, db)
-            changes.append(try Self.record(app: app, level: .readWrite, status: newReadWrite, added: added, removed: removed,
-                                           albums: albums, now: now, db))
+        if newReadWrite != before.readWrite || !added.isEmpty || !removed.isEmpty || !albumChanges.added.isEmpty || !albumChanges.removed.isEmpty {
+            plan.changes.append(PlannedChange(level: .readWrite, status: newReadWrite, added: added, removed: removed, albums: albumChanges))
         }
         if newAddOnly != before.addOnly {
-            try Self.setStatus(newAddOnly, level: .addOnly, app: app, now: now, db)
-            changes.append(try Self.record(app: app, level: .addOnly, status: newAddOnly, added: [], removed: [], now: now, db))
+            plan.changes.append(PlannedChange(level: .addOnly, status: newAddOnly, added: [], removed: []))
         }
         if update.readWrite != nil {
-            try Self.setTerm(newReadWrite.isGrant ? update.term?.settled(after: before.readWrite) : nil, level: .readWrite, app: app, db)
+            plan.terms.append((.readWrite, newReadWrite.isGrant ? update.term?.settled(after: before.readWrite) : nil))
         }
         if update.addOnly != nil {
-            try Self.setTerm(newAddOnly.isGrant ? update.term?.settled(after: before.addOnly) : nil, level: .addOnly, app: app, db)
+            plan.terms.append((.addOnly, newAddOnly.isGrant ? update.term?.settled(after: before.addOnly) : nil))
         }
-        if (update.readWrite != nil && newReadWrite.isGrant) || (update.addOnly != nil && newAddOnly.isGrant) {
-            try Self.forgetUnusedReset(of: app, db)
+        plan.forgetsUnusedReset = (update.readWrite != nil && newReadWrite.isGrant) || (update.addOnly != nil && newAddOnly.isGrant)
+        return plan
+    }
+
+    /// The update that ends a grant whose term is over (`afterExpiry` as stored; a level this
+    /// version does not know ends nothing), with its audit line.
+    static func termEnd(app: String, level: AccessLevel, afterExpiry: String?, now: Date) -> Application {
+        let status = (afterExpiry.flatMap(GrantTerm.Afterwards.init(rawValue:)) ?? .askAgain).status
+        var update = Update()
+        if level == .readWrite { update.readWrite = status } else { update.addOnly = status }
+        return Application(app: app, update: update, auditLine: { applied in
+            AuditEntry(app: app, operation: .grantEnded(level), assetCount: 0, outcome: .status(applied.access.status(level)), at: now)
+        })
+    }
+
+    /// The update that resets an unused app's grants (`before`: its statuses) to notDetermined,
+    /// with its audit line.
+    static func unusedReset(app: String, before: Access, now: Date) -> Application {
+        var update = Update()
+        if before.readWrite.isGrant { update.readWrite = .notDetermined }
+        if before.addOnly.isGrant { update.addOnly = .notDetermined }
+        return Application(app: app, update: update, auditLine: { applied in
+            AuditEntry(app: app, operation: .resetUnused, assetCount: 0,
+                       outcome: .settings(readWrite: applied.access.readWrite, addOnly: applied.access.addOnly), at: now)
+        })
+    }
+
+    /// How many albums one selection may follow.
+    static let maximumAlbums = 1_000
+
+    /// The albums an owner's request names, checked: at most `maximumAlbums`, each a plain
+    /// identifier. nil stays nil (the request keeps the current albums).
+    static func validatedAlbums(_ albums: [String]?) throws -> [String]? {
+        guard let albums else { return nil }
+        guard albums.count <= maximumAlbums else {
+            throw LightboxError(.badRequest, "A limited selection may follow at most \(maximumAlbums) albums; this one names \(albums.count).")
         }
-        return changes
-    }
-
-    /// Back to notDetermined at both levels, selection cleared.
-    func reset(_ app: String, now: Date = Date(), auditLine: AuditLine? = nil) async throws -> [AuthorizationChange] {
-        try await apply(Update(readWrite: .notDetermined, addOnly: .notDetermined, selection: []), to: app, now: now, auditLine: auditLine)
-    }
-
-    func changes(of app: String, since token: Int64) async throws -> [AuthorizationChange] {
-        try await database.detachedRead { db in
-            try AuthorizationChange.fetchAll(positionally: db.cachedStatement(sql: Self.changesOfApp), arguments: [app, token])
+        if let bad = albums.first(where: { $0.isEmpty || $0.utf8.count > 200 || $0.contains(where: \.isNewline) }) {
+            throw LightboxError(.badRequest, "albums holds \"\(bad.prefix(40))\", which is no album identifier; use those owner.outline lists.")
         }
-    }
-
-    func latestToken(of app: String) async throws -> Int64 {
-        try await database.detachedRead { db in
-            try Int64.fetchOne(db, sql: "SELECT MAX(token) FROM change WHERE app = ?", arguments: [app]) ?? 0
-        }
-    }
-
-    private static func setStatus(_ status: AuthorizationStatus, level: AccessLevel, app: String, now: Date, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO authorization (app, level, status, updatedAt) VALUES (?, ?, ?, ?)
-            ON CONFLICT (app, level) DO UPDATE SET status = excluded.status, updatedAt = excluded.updatedAt
-            """, arguments: [app, level.rawValue, status.rawValue, now])
-    }
-
-    private static func record(app: String, level: AccessLevel, status: AuthorizationStatus, added: [String], removed: [String],
-                               albums: AlbumChanges = AlbumChanges(), now: Date, _ db: Database) throws -> AuthorizationChange {
-        // Album lists are NULL when empty, as the wire leaves them out.
-        let addedAlbums = albums.added.isEmpty ? nil : albums.added, removedAlbums = albums.removed.isEmpty ? nil : albums.removed
-        try db.execute(sql: "INSERT INTO change (app, level, status, added, removed, at, addedAlbums, removedAlbums) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       arguments: [app, level.rawValue, status.rawValue, json(added), json(removed), now, addedAlbums.map { json($0) },
-                                   removedAlbums.map { json($0) }])
-        return AuthorizationChange(token: db.lastInsertedRowID, app: app, level: level, status: status, added: added, removed: removed, at: now,
-                                   addedAlbums: addedAlbums, removedAlbums: removedAlbums)
-    }
-
-    private static let statusesOfApp = "SELECT \(StatusRow.selectList) FROM authorization WHERE app = ?"
-    private static let changesOfApp = "SELECT \(AuthorizationChange.selectList) FROM change WHERE app = ? AND token > ? ORDER BY token"
-
-    private static func json(_ strings: [String]) -> String {
-        String(decoding: (try? JSONEncoder().encode(strings)) ?? Data("[]".utf8), as: UTF8.self)
+        return albums
     }
 
     static func unique(_ assets: [String]) -> [String] {
         var seen = Set<String>()
         return assets.filter { seen.insert($0).inserted }
+    }
+
+    /// What an app may receive of where its photos were taken, kept beside its statuses: what it
+    /// asked for (when it was last prompted) and what the owner gave. Whether it applies is
+    /// `AccessPolicy.location`'s question; the storage only keeps it.
+    struct LocationSetting: Sendable, Hashable {
+        /// What the app asked for when the owner was last asked; nil when it never asked.
+        var requested: LocationAccess?
+        var granted: LocationAccess
+    }
+}
+
+extension GrantTerm {
+    /// The term with what follows it decided: as asked, or else back to what the owner had chosen
+    /// before the grant (denied stays denied; anything else asks again).
+    func settled(after previous: AuthorizationStatus) -> GrantTerm {
+        GrantTerm(until: until, then: then ?? (previous == .denied ? .deny : .askAgain))
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import LightboxProtocol
 
 /// The desktop apps lightbox-portal picked for, with the names their desktop files give. They are
@@ -8,19 +7,16 @@ import LightboxProtocol
 extension AppRegistry {
     /// Records (or renames) a desktop app the portal named.
     func announce(_ app: DesktopAppID, name: String) async throws {
-        let record = DesktopAppRecord(app: app.filedAs, name: DesktopAppID.displayName(name) ?? app.filedAs, announcedAt: Date())
-        try await database.write { db in try record.save(db) }
+        try await storage.saveDesktopApp(DesktopAppRecord(app: app.filedAs, name: DesktopAppID.displayName(name) ?? app.filedAs, announcedAt: Date()))
     }
 
     /// Every desktop app the portal named, by the name it files them under.
     func desktopApps() async throws -> [DesktopAppRecord] {
-        try await database.detachedRead { db in try DesktopAppRecord.order(Column("app")).fetchAll(db) }
+        try await storage.desktopApps()
     }
 }
 
-struct DesktopAppRecord: Codable, FetchableRecord, PersistableRecord, Sendable {
-    static let databaseTableName = "desktopApp"
-
+struct DesktopAppRecord: Codable, Sendable {
     /// As filed: `portal:<app id>`.
     var app: String
     var name: String

@@ -8,7 +8,7 @@ import Logging
 /// any change of access; then the next end is scheduled. And, every so often, access an app has not
 /// used for `unusedAfter` is reset (as Android's auto-reset does).
 actor GrantTerms {
-    private let store: AuthorizationStore
+    private let store: any AuthStorage
     private let accessChanges: AccessChanges
     private let deadlines: Deadlines
     private let unusedAfter: Duration?
@@ -16,7 +16,7 @@ actor GrantTerms {
     /// The one scheduled end, and when it is due.
     private var next: (due: Date, token: Deadlines.Token)?
 
-    init(store: AuthorizationStore, accessChanges: AccessChanges, deadlines: Deadlines, unusedAfter: Duration?, logger: Logger) {
+    init(store: any AuthStorage, accessChanges: AccessChanges, deadlines: Deadlines, unusedAfter: Duration?, logger: Logger) {
         self.store = store
         self.accessChanges = accessChanges
         self.deadlines = deadlines

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Auth
 import Foundation
+import LightboxPostgres
 import LightboxProtocol
 import LightboxServiceRuntime
 import LightboxTransport
@@ -17,10 +18,21 @@ struct AuthServerCommand: AsyncParsableCommand {
         Binds one CURVE-secured ZeroMQ ROUTER endpoint. On first start it creates its key pair and the \
         owner's in DATA/keys/. Stops cleanly on Ctrl-C or SIGTERM: new requests are refused, running ones \
         get a few seconds to finish. Under systemd (Type=notify) it reports READY=1 once the endpoint is bound.
+
+        State (apps, grants, selections, the change log, the audit trail) is kept in DATA/auth/auth.sqlite, \
+        or with --database in a PostgreSQL database, so that a new lightbox-auth process, on this host or \
+        another, can take over with nothing lost (give it the same keys in DATA/keys/). The password, if the \
+        server asks for one, is read from PGPASSWORD; a server that cannot be reached at start stops \
+        lightbox-auth with a message and a non-zero exit status.
         """)
 
     @Option(help: "Data directory (keys, auth/auth.sqlite). Env: LIGHTBOX_DATA.")
     var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
+
+    @Option(help: ArgumentHelp(
+        "Keep the state in this PostgreSQL database instead of DATA/auth/auth.sqlite (password from PGPASSWORD). Env: LIGHTBOX_AUTH_DATABASE.",
+        valueName: "postgres://USER@HOST:PORT/DB"))
+    var database: String?
 
     @Option(help: "Endpoint to bind (tcp://host:port or ipc://path). Env: LIGHTBOX_AUTH_ENDPOINT.")
     var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? "tcp://127.0.0.1:7711"
@@ -47,7 +59,15 @@ struct AuthServerCommand: AsyncParsableCommand {
                                valueName: "span"))
     var resetUnusedAfter = "90d"
 
+    /// `--database`, else LIGHTBOX_AUTH_DATABASE; nil (or empty) keeps SQLite.
+    var databaseURL: String? {
+        (database ?? ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_DATABASE"]).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     func validate() throws {
+        if let databaseURL {
+            do { _ = try PostgresLocation(url: databaseURL) } catch { throw ValidationError(error.message) }
+        }
         guard promptTimeout > 0 else { throw ValidationError("--prompt-timeout must be at least 1 second") }
         guard TimeSpan(resetUnusedAfter) != nil else {
             throw ValidationError("--reset-unused-after takes a number and a unit, s, m, h or d (90d, 12h), or 0 for never.")
@@ -64,6 +84,7 @@ struct AuthServerCommand: AsyncParsableCommand {
             services.append(try MetricsEndpoint(listen: metrics, registry: ServiceMetrics.bootstrap(), logger: logger))
         }
         var configuration = AuthService.Configuration(dataDirectory: URL(fileURLWithPath: data), endpoint: endpoint)
+        configuration.database = try databaseURL.map { try PostgresLocation(url: $0) }
         configuration.promptTimeout = .seconds(promptTimeout)
         configuration.watchKeepAlive = .seconds(max(watchKeepAlive, 1))
         configuration.shutdownGracePeriod = .seconds(max(shutdownGrace, 0))

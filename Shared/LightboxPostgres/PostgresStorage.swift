@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+@_spi(TestKit) import ServiceLifecycle
 
 /// A service's connection pool to its PostgreSQL database (postgres-nio's `PostgresClient`), with
 /// every use bounded in time: a server that is down or does not answer gives `timeout` with a
@@ -27,7 +28,12 @@ public final class PostgresStorage: Sendable {
 
     /// Keeps the pool's connections until the task is cancelled.
     public func run() async {
-        await client.run()
+        // postgres-nio's client closes its pool at the first sign of a service group's graceful
+        // shutdown, when a service still needs it: for the requests given time to finish and the
+        // writes made on the way out. So it runs without that sign, until cancelled.
+        await TaskLocals.$gracefulShutdownManager.withValue(nil) {
+            await client.run()
+        }
     }
 
     /// Runs `body` in one transaction (`BEGIN` … `COMMIT`, rolled back if it throws): once this

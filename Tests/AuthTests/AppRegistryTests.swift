@@ -8,7 +8,7 @@ import Testing
     func makeRegistry() throws -> (AppRegistry, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString)")
         let database = try AuthDatabase.open(at: folder.appendingPathComponent("auth.sqlite"))
-        return (AppRegistry(database: database), folder)
+        return (AppRegistry(storage: SQLiteAuthStorage(database: database)), folder)
     }
 
     func manifest(_ id: String, key: String? = nil) throws -> AppManifest {
@@ -24,7 +24,7 @@ import Testing
         #expect(try await registry.app(withPublicKey: CurveKeyPair.generate().publicKey) == nil)
 
         // A second pool on the same file sees it: it was committed, not cached.
-        let reopened = AppRegistry(database: try AuthDatabase.open(at: folder.appendingPathComponent("auth.sqlite")))
+        let reopened = AppRegistry(storage: try SQLiteAuthStorage(at: folder.appendingPathComponent("auth.sqlite")))
         #expect(try await reopened.apps() == [demo])
     }
 

@@ -8,7 +8,7 @@ import Testing
     func makeLog() throws -> (AuditLog, DatabasePool, URL) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("audit-\(UUID().uuidString)")
         let database = try AuthDatabase.open(at: folder.appendingPathComponent("auth.sqlite"))
-        return (AuditLog(database: database), database, folder)
+        return (AuditLog(storage: SQLiteAuthStorage(database: database)), database, folder)
     }
 
     func entry(_ app: String, _ operation: String, at: Date, bytes: Int64? = nil) -> AuditEntry {

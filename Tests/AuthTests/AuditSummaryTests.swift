@@ -10,7 +10,7 @@ import Testing
     @Test func countsPicksItemsAndReadsOfOneAppSinceATime() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("summary-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let log = AuditLog(database: try AuthDatabase.open(at: folder.appendingPathComponent("auth.sqlite")))
+        let log = AuditLog(storage: try SQLiteAuthStorage(at: folder.appendingPathComponent("auth.sqlite")))
         let weekAgo = Date().addingTimeInterval(-7 * 86_400), now = Date()
         func line(_ operation: AuditOperation, _ outcome: AuditOutcome, count: Int = 1, asset: String? = nil, at: Date = now,
                   app: String = "postcard") -> AuditEntry {

@@ -11,6 +11,7 @@ import Testing
     @Test func acknowledgedGrantsSurviveSIGKILL() async throws {
         let harness = try ServiceHarness(importFolders: [])
         defer { harness.stop() }
+        try await harness.keepAuthStateInTestDatabase()
         try harness.startAuth()
         // Auth writes its own key, then the owner's: wait for the one read next.
         _ = try await harness.directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
@@ -82,6 +83,7 @@ import Testing
     @Test func acknowledgedChangesKeepTheirAuditLinesThroughSIGKILL() async throws {
         let harness = try ServiceHarness(importFolders: [])
         defer { harness.stop() }
+        try await harness.keepAuthStateInTestDatabase()
         try harness.startAuth()
         // Auth writes its own key, then the owner's: wait for the one read next.
         _ = try await harness.directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))

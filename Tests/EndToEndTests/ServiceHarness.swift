@@ -33,7 +33,8 @@ final class ServiceHarness: @unchecked Sendable {
     var environment: [String: String] = [:]
     /// Executables to start instead of the ones in `binaries`, by name (an instrumented picker, say).
     var executables: [String: URL] = [:]
-    let authArguments: [String]
+    /// lightbox-auth's options; `start` adds where it keeps its state (`TestDatabase`).
+    var authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
          pickerOptions: [String] = [], authOptions: [String] = [], pickerEndpoint: String? = nil) throws {
@@ -57,6 +58,7 @@ final class ServiceHarness: @unchecked Sendable {
                                          pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
         harness.umask = umask
         harness.environment = environment
+        try await harness.keepAuthStateInTestDatabase()
         harness.pickerArguments += try await TestDatabase.arguments()
         try beforeStart(harness)
         try harness.startAuth()
@@ -88,6 +90,12 @@ final class ServiceHarness: @unchecked Sendable {
         ] + pickerArguments)
         try await waitUntilReady()
         return result
+    }
+
+    /// Adds the options that put lightbox-auth's state in the database under test (`TestDatabase`):
+    /// none for SQLite, a new PostgreSQL database otherwise, kept across restarts of auth.
+    func keepAuthStateInTestDatabase() async throws {
+        authArguments += try await TestDatabase.arguments()
     }
 
     func startAuth() throws {

@@ -31,14 +31,19 @@ enum TestDatabase {
 /// One PostgreSQL server per test process, started on first use, stopped at exit.
 private actor SharedPostgresServer {
     static let shared = SharedPostgresServer()
-    private var running: PostgresServer?
+    /// The one start, awaited by every caller: callers that come while it starts (the actor is
+    /// free while it awaits) wait for the same server instead of starting one each.
+    private var starting: Task<PostgresServer, any Error>?
 
     func server() async throws -> PostgresServer {
-        if let running { return running }
-        let server = try await PostgresServer.start()
-        running = server
-        StopAtExit.register(server)
-        return server
+        if let starting { return try await starting.value }
+        let start = Task {
+            let server = try await PostgresServer.start()
+            StopAtExit.register(server)
+            return server
+        }
+        starting = start
+        return try await start.value
     }
 }
 

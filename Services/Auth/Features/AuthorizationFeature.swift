@@ -7,7 +7,7 @@ import Logging
 /// limited-library picker, and the changes to it (a watch, or what changed since a token); and
 /// what the picker reports on an app's behalf (a launch, an asset it created).
 struct AuthorizationFeature: Sendable {
-    let store: AuthorizationStore
+    let store: any AuthStorage
     let registry: AppRegistry
     let prompts: PromptCenter
     let promptWaits: PerAppLimit

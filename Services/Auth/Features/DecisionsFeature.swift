@@ -6,7 +6,7 @@ import Logging
 /// lightbox-auth's decisions for the picker: every action's decision for an app, and the stream
 /// that tells the picker whose decisions changed (an owner's change is acknowledged once applied).
 struct DecisionsFeature: Sendable {
-    let store: AuthorizationStore
+    let store: any AuthStorage
     let followers: DecisionFollowers
 
     func register(in table: inout OperationTable) {

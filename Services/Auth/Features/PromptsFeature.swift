@@ -6,7 +6,7 @@ import Logging
 /// The owner's prompts: the list the owner's surfaces show, the answers, and the deletions the
 /// picker asks the owner to confirm.
 struct PromptsFeature: Sendable {
-    let store: AuthorizationStore
+    let store: any AuthStorage
     let registry: AppRegistry
     let prompts: PromptCenter
     let promptWaits: PerAppLimit

@@ -5,7 +5,7 @@ import Logging
 
 /// The owner's settings per app: every app's access, one app's with its selection, and changes to it.
 struct SettingsFeature: Sendable {
-    let store: AuthorizationStore
+    let store: any AuthStorage
     let registry: AppRegistry
     let accessChanges: AccessChanges
     let grantTerms: GrantTerms

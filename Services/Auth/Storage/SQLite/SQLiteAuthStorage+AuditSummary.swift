@@ -2,14 +2,12 @@ import Foundation
 import GRDB
 import LightboxProtocol
 
-/// The privacy report's numbers for one app (`owner.audit.summary`), counted in SQL over the range
+/// The privacy report's numbers for one app (`owner.audit.summary`), counted in SQLite over the range
 /// of that app's lines since a time (the `audit_app_at` index), never by reading the trail into
 /// memory. Lines are told apart by their typed kinds (`AuditOperation`, `AuditOutcome`), and a
 /// line that stands for repeats counts `times` times.
-extension AuditLog {
-    func summary(_ request: AuditSummaryRequest) async throws -> AuditSummary {
-        await flush()
-        let recentLimit = min(max(request.recentLimit ?? 12, 1), AuditSummaryRequest.maximumRecent)
+extension SQLiteAuthStorage {
+    func auditSummary(app: String, since: Date, recentLimit: Int) async throws -> AuditSummary {
         let opened = AuditOperation.pick(.opened).rawValue, answered = AuditOperation.pick(.answered).rawValue
         let reads = AuditOperation.assetReads.map(\.rawValue), owners = AuditOperation.ownerActions.map(\.rawValue)
         let readList = Self.placeholders(reads.count), ownerList = Self.placeholders(owners.count)
@@ -17,7 +15,6 @@ extension AuditLog {
         let notRefused = "outcome <> ? AND NOT (outcome >= ? AND outcome < ?)"
         let refusal: StatementArguments = [AuditOutcome.refused.rawValue, AuditOutcome.refusalPrefix,
                                            String(AuditOutcome.refusalPrefix.dropLast()) + ";"]
-        let app = request.app, since = request.since
         let readKinds = StatementArguments(reads), ownerKinds = StatementArguments(owners)
         var countArguments: StatementArguments = [opened, answered, AuditOutcome.delivered.rawValue]
         countArguments += readKinds
