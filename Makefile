@@ -20,8 +20,8 @@ ASAN_BUILD := .build-asan
 asan: deps
 	$(SWIFT) build --scratch-path $(ASAN_BUILD) -Xswiftc -sanitize=address --product lightbox-picker
 
-## The end-to-end suites that run again with lightbox-auth's state on PostgreSQL (`TestDatabase`).
-AUTH_POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests
+## The end-to-end suites that run again with both services' state on PostgreSQL (`TestDatabase`).
+POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests|PickAndLoadTests|LibraryQueryPagingTests|LibraryChangeTests|OwnerCatalogTests|MediaPlaneTests|SelectionLimitTests|VideoDeliveryTests|PickerFailoverTests
 
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium
@@ -30,7 +30,7 @@ AUTH_POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|Durabilit
 test: build asan
 	$(SWIFT) build --build-tests
 	LIGHTBOX_ASAN_BIN=$(CURDIR)/$(ASAN_BUILD)/debug $(SWIFT) test --skip-build
-	LIGHTBOX_TEST_DATABASE=postgres $(SWIFT) test --skip-build --filter '$(AUTH_POSTGRES_SUITES)'
+	LIGHTBOX_TEST_DATABASE=postgres $(SWIFT) test --skip-build --filter '$(POSTGRES_SUITES)'
 	cd Clients/python && python3 -m mypy
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q Clients/python/tests
 	LIGHTBOX_BIN=$(CURDIR)/$(BIN) python3 -m pytest -q -s Tests/BrowserTests

@@ -4,6 +4,7 @@ import LightboxProtocol
 import LightboxTransport
 import Media
 import Synchronization
+import TestServers
 import Testing
 
 #if canImport(Glibc)
@@ -97,17 +98,17 @@ import Glibc
         try await Self.loadSurvivesKill(picked.descriptor, of: original, app: "loader", on: harness, second)
     }
 
-    /// The same with two pickers on one PostgreSQL catalog and one originals folder: the token one
-    /// picker issued loads through the other.
-    @Test(.enabled(if: TestDatabase.isPostgres, "needs LIGHTBOX_TEST_DATABASE=postgres: only then do two pickers share one catalog"))
+    /// The same with two pickers as on two hosts: one PostgreSQL catalog (the harness gives both the
+    /// test database) and the originals in one S3 store, each picker with its own data folder holding
+    /// only copies of the keys. The token one picker issued loads through the other.
+    @Test(.enabled(if: TestDatabase.isPostgres && SeaweedFSServer.isInstalled,
+                   "needs LIGHTBOX_TEST_DATABASE=postgres (only then do two pickers share one catalog) and SeaweedFS"))
     func aLoadBrokenMidStreamFinishesAtAPickerSharingTheCatalog() async throws {
         let (media, original) = try Self.folderWithLargeMovie()
         defer { try? FileManager.default.removeItem(at: media) }
-        let originals = media.appendingPathComponent("originals")
-
-        let shared = ["--database", try await TestDatabase.freshPostgresURL(), "--originals", originals.path]
-        let harness = try await ServiceHarness.start(importFolders: [original.deletingLastPathComponent()], pickerOptions: shared)
-        defer { _ = harness.stop() }
+        let setup = try await ObjectStoreOriginalsTests.Setup.start(importFolders: [original.deletingLastPathComponent()])
+        defer { setup.stop() }
+        let harness = setup.harness
         let app = try await harness.registerApp("loader")
         let picked = try await harness.pickProvider(named: "large.mp4", as: app)
         let second = try await Self.startSecondPicker(beside: harness, copyingKeysOf: harness.directory.keys)
