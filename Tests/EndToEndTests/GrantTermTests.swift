@@ -28,7 +28,7 @@ import Testing
         defer { harness.stop() }
         try await harness.registerApp("visitor")
         let settings = try await harness.settings()
-        let end = Date().addingTimeInterval(3)
+        let end = Date().addingTimeInterval(8)
         let set = try await settings.setAccess(SetAccessRequest(app: "visitor", readWrite: .full, addOnly: .allow,
                                                                 term: GrantTerm(until: end, then: .deny)))
         #expect(set.access.readWrite == .authorized)
@@ -37,8 +37,14 @@ import Testing
         #expect(set.access.addOnlyTerm != nil)
 
         let library = try await harness.library(for: "visitor")
-        #expect(try await library.authorizationStatus(for: .readWrite) == .authorized)
-        #expect(try await !library.fetchAssets(AssetQuery(limit: 5)).assets.isEmpty)
+        // While the term lasts the app reads (judged only for answers that came well before its end:
+        // on a loaded machine the term may already be over).
+        let status = try await library.authorizationStatus(for: .readWrite)
+        let assets = try await library.fetchAssets(AssetQuery(limit: 5)).assets
+        if Date() < end.addingTimeInterval(-1) {
+            #expect(status == .authorized)
+            #expect(!assets.isEmpty)
+        }
         let seen = Mutex<[AuthorizationChange]>([])
         let watch = Task {
             do { for try await change in library.changes(since: set.token) { seen.withLock { $0.append(change) } } } catch {}

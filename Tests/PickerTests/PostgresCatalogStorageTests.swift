@@ -26,7 +26,7 @@ final class PostgresCatalogStorageTests: Sendable {
     /// Runs `body` with the catalog in a new database, its schema made.
     func withCatalog<Result: Sendable>(_ body: (PostgresCatalogStorage) async throws -> Result) async throws -> Result {
         let location = try PostgresLocation(url: server.url(database: server.createDatabase()))
-        let storage = PostgresCatalogStorage(postgres: PostgresStorage(location: location, timeLimit: .seconds(60), logger: logger), logger: logger)
+        let storage = PostgresCatalogStorage(postgres: PostgresStorage(location: location, timeLimit: .seconds(300), logger: logger), logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await storage.run() }
             defer { group.cancelAll() }
