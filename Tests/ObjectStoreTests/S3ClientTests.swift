@@ -166,7 +166,7 @@ struct S3ClientTests {
             // Uploaded with the usual timeouts: only the read below is about the short idle one (a
             // loaded machine can leave a part's upload silent for more than a second).
             try await uploader.put(bucket: bucket, key: "paused.bin", file: file.path)
-            let client = try server.client(timeouts: S3Timeouts(connect: .seconds(60), idle: .seconds(1)))
+            let client = try server.client(timeouts: S3Timeouts(connect: .seconds(60), idle: .seconds(3)))
             var hasher = SHA256()
             var received = 0
             var pauses = 0
@@ -176,7 +176,7 @@ struct S3ClientTests {
                     received += chunk.readableBytes
                     if pauses < 2 && received > pauses * (8 << 20) {
                         pauses += 1
-                        try await Task.sleep(for: .seconds(3))
+                        try await Task.sleep(for: .seconds(8))
                     }
                 }
             } catch {

@@ -2,4 +2,7 @@
 public struct HarnessError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// A server that could not bind a port another process took between our choosing it and its start.
+    var isPortTaken: Bool { description.contains("is not available") || description.contains("address already in use") }
 }
