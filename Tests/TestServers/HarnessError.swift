@@ -4,5 +4,8 @@ public struct HarnessError: Error, CustomStringConvertible {
     public init(_ description: String) { self.description = description }
 
     /// A server that could not bind a port another process took between our choosing it and its start.
-    var isPortTaken: Bool { description.contains("is not available") || description.contains("address already in use") }
+    var isPortTaken: Bool {
+        let text = description.lowercased()
+        return text.contains("is not available") || text.contains("address already in use")
+    }
 }
