@@ -18,7 +18,7 @@ final class ScaleStack: @unchecked Sendable {
     private(set) var full: PhotoLibrary!
     private(set) var limited: PhotoLibrary!
     private(set) var follower: PhotoLibrary!
-    /// A cursor 90% of the way through library.query's pages, and through the owner's.
+    /// Cursors nine tenths of the way through library.query's pages and through the owner's (a deep page).
     private(set) var deepQueryCursor: String?
     private(set) var deepOwnerCursor: String?
     /// The large movie's item provider, picked by the full-access app.
@@ -61,7 +61,7 @@ final class ScaleStack: @unchecked Sendable {
         follower = try await app("scalealbum", access: SetAccessRequest(app: "scalealbum", readWrite: .limited, albums: [album.identifier]))
     }
 
-    /// Walks library.query's and the owner's pages to 90% of the library, keeping the cursors there.
+    /// Walks library.query's and the owner's pages nine tenths of the way, keeping the cursors there.
     func findDeepCursors(count: Int) async throws {
         var queried = 0
         while queried < count * 9 / 10 {

@@ -9,3 +9,18 @@ public struct HarnessError: Error, CustomStringConvertible {
         return text.contains("is not available") || text.contains("address already in use")
     }
 }
+
+extension HarnessError {
+    /// Runs `start` again (up to four times in all) while it fails because another process took the
+    /// port it chose first: a free port is free only until taken.
+    static func retryingTakenPorts<Server>(_ start: () async throws -> Server) async throws -> Server {
+        for _ in 1..<4 {
+            do {
+                return try await start()
+            } catch let error as HarnessError where error.isPortTaken {
+                continue
+            }
+        }
+        return try await start()
+    }
+}

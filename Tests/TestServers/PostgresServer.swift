@@ -30,16 +30,7 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Makes a cluster, starts its server and waits until it accepts connections.
     public static func start() async throws -> PostgresServer {
-        // A free port is free only until taken: a server starting at the same moment may bind it
-        // first. Such a start is tried again on another port.
-        for attempt in 1...4 {
-            do {
-                return try await startOnce()
-            } catch let error as HarnessError where error.isPortTaken && attempt < 4 {
-                continue
-            }
-        }
-        return try await startOnce()
+        try await HarnessError.retryingTakenPorts(startOnce)
     }
 
     private static func startOnce() async throws -> PostgresServer {

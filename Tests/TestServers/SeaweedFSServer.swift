@@ -25,16 +25,7 @@ public final class SeaweedFSServer: @unchecked Sendable {
 
     /// Starts the server and waits until the bucket answers.
     public static func start() async throws -> SeaweedFSServer {
-        // Free ports are free only when taken: another server starting at the same moment may bind one
-        // first, and weed then exits at once. Such a start is tried again on other ports.
-        for attempt in 1...4 {
-            do {
-                return try await startOnce()
-            } catch let error as HarnessError where error.isPortTaken && attempt < 4 {
-                continue
-            }
-        }
-        return try await startOnce()
+        try await HarnessError.retryingTakenPorts(startOnce)
     }
 
     private static func startOnce() async throws -> SeaweedFSServer {
