@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func tokenRefusalsAreAudited() async throws {
-        let harness = try await ServiceHarness.start(tokenLifetime: 2)
+        let harness = try await ServiceHarness.start(tokenLifetime: 20)
         defer { harness.stop() }
         let app = try await harness.registerApp("demo")
         let thief = try await harness.registerApp("thief")
@@ -147,7 +147,7 @@ import Testing
         } == .tokenUnknown)
         #expect(try await owner.revoke(token: items[0].itemProvider.descriptor.token) == 1)
         #expect(await errorCode { try await items[0].itemProvider.loadDataRepresentation() } == .tokenRevoked)
-        try await Task.sleep(for: .milliseconds(2500))
+        try await sleep(pastExpiryOf: items[1].itemProvider)
         #expect(await errorCode { try await items[1].itemProvider.describe() } == .tokenExpired)
 
         let stolenUses = try await entries(settings, app: "thief", operation: "describe", atLeast: 1)

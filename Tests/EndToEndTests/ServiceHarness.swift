@@ -332,6 +332,12 @@ func errorCode<T>(_ operation: () async throws -> T) async -> ErrorCode? {
     }
 }
 
+/// Sleeps until the provider's token has expired (its expiry travels in whole seconds).
+func sleep(pastExpiryOf provider: ItemProvider) async throws {
+    let left = provider.descriptor.expiresAt.timeIntervalSinceNow + 1.5
+    if left > 0 { try await Task.sleep(for: .milliseconds(Int(left * 1000))) }
+}
+
 extension OwnerSettings {
     /// The app's audit entries for `operation`, once at least `count` have arrived: reads reach the
     /// trail in batches, a moment after they were served. A line standing for repeats is listed as
