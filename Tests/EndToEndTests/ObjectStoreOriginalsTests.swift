@@ -21,7 +21,9 @@ struct ObjectStoreOriginalsTests {
         /// How long the services took to start, their import included.
         let startup: Duration
 
-        static func start(importFolders: [URL] = [ServiceHarness.samples], cacheOptions: [String] = []) async throws -> Setup {
+        /// `postgres`: both services on PostgreSQL whatever `LIGHTBOX_TEST_DATABASE` says.
+        static func start(importFolders: [URL] = [ServiceHarness.samples], cacheOptions: [String] = [],
+                          postgres: Bool = false) async throws -> Setup {
             let store = try await SeaweedFSServer.start()
             let cache = URL(fileURLWithPath: "/tmp/lbs3-cache-\(UUID().uuidString.prefix(8))")
             do {
@@ -31,7 +33,8 @@ struct ObjectStoreOriginalsTests {
                     pickerOptions: ["--originals", "s3://\(SeaweedFSServer.bucket)/\(prefix)", "--s3-endpoint", store.endpoint,
                                     "--cache", cache.path, "--s3-timeout", "5"] + cacheOptions,
                     environment: ["AWS_ACCESS_KEY_ID": SeaweedFSServer.credentials.accessKeyID,
-                                  "AWS_SECRET_ACCESS_KEY": SeaweedFSServer.credentials.secretAccessKey])
+                                  "AWS_SECRET_ACCESS_KEY": SeaweedFSServer.credentials.secretAccessKey],
+                    postgres: postgres)
                 return Setup(store: store, cache: cache, harness: harness, startup: ContinuousClock.now - started)
             } catch {
                 store.stop()

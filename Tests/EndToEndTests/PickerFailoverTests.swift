@@ -98,22 +98,18 @@ import Glibc
         try await Self.loadSurvivesKill(picked.descriptor, of: original, app: "loader", on: harness, second)
     }
 
-    /// The same with two pickers as on two hosts: one PostgreSQL catalog (the harness gives both the
-    /// test database) and the originals in one S3 store, each picker with its own data folder holding
-    /// only copies of the keys. The token one picker issued loads through the other.
-    @Test(.enabled(if: TestDatabase.isPostgres && SeaweedFSServer.isInstalled,
-                   "needs LIGHTBOX_TEST_DATABASE=postgres (only then do two pickers share one catalog) and SeaweedFS"))
+    /// The same with two pickers as on two hosts (`SharedLibraryPickers`): the token one picker
+    /// issued loads through the other.
+    @Test(.enabled(if: PostgresServer.isInstalled && SeaweedFSServer.isInstalled, "needs PostgreSQL and SeaweedFS (make deps)"))
     func aLoadBrokenMidStreamFinishesAtAPickerSharingTheCatalog() async throws {
         let (media, original) = try Self.folderWithLargeMovie()
         defer { try? FileManager.default.removeItem(at: media) }
-        let setup = try await ObjectStoreOriginalsTests.Setup.start(importFolders: [original.deletingLastPathComponent()])
-        defer { setup.stop() }
-        let harness = setup.harness
+        let pickers = try await SharedLibraryPickers.start(importFolders: [original.deletingLastPathComponent()])
+        defer { pickers.stop() }
+        let harness = pickers.harness
         let app = try await harness.registerApp("loader")
         let picked = try await harness.pickProvider(named: "large.mp4", as: app)
-        let second = try await Self.startSecondPicker(beside: harness, copyingKeysOf: harness.directory.keys)
-        defer { second.stop() }
-        try await Self.loadSurvivesKill(picked.descriptor, of: original, app: "loader", on: harness, second)
+        try await Self.loadSurvivesKill(picked.descriptor, of: original, app: "loader", on: harness, pickers.second)
     }
 
     // MARK: - Helpers
@@ -191,7 +187,8 @@ import Glibc
 
     /// A second picker with a data folder of its own holding copies of the first's key files: an
     /// operator copies `keys/picker.key` and `keys/picker.pub`; the auth and owner public keys come along.
-    static func startSecondPicker(beside harness: ServiceHarness, copyingKeysOf keys: KeyDirectory) async throws -> SecondPicker {
+    static func startSecondPicker(beside harness: ServiceHarness, copyingKeysOf keys: KeyDirectory,
+                                  options: [String] = []) async throws -> SecondPicker {
         let data = harness.root.appendingPathComponent("data2")
         let copies = KeyDirectory(dataDirectory: data)
         try FileManager.default.createDirectory(at: copies.keyURL("x").deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -200,7 +197,7 @@ import Glibc
         for file in files {
             try FileManager.default.copyItem(at: file, to: copies.keyURL("x").deletingLastPathComponent().appendingPathComponent(file.lastPathComponent))
         }
-        return try await SecondPicker.start(beside: harness, data: data)
+        return try await SecondPicker.start(beside: harness, data: data, options: options)
     }
 
     /// The app's library through a failover connection over both pickers, the first first.
@@ -232,12 +229,13 @@ final class SecondPicker: Sendable {
         self.process = process
     }
 
-    static func start(beside harness: ServiceHarness, data: URL) async throws -> SecondPicker {
+    /// `options` come after the first picker's, so they replace those they name again.
+    static func start(beside harness: ServiceHarness, data: URL, options: [String] = []) async throws -> SecondPicker {
         let endpoint = "ipc://\(harness.root.path)/picker2.sock"
         let process = Process()
         harness.setExecutable(of: process, ServiceHarness.binaries.appendingPathComponent("lightbox-picker"), [
             "--data", data.path, "--log-level", "warning", "--endpoint", endpoint, "--auth-endpoint", harness.directory.authEndpoint,
-        ] + harness.pickerArguments)
+        ] + harness.pickerArguments + options)
         let log = harness.root.appendingPathComponent("lightbox-picker-2.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)

@@ -52,14 +52,14 @@ final class ServiceHarness: @unchecked Sendable {
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
                       pickerOptions: [String] = [], authOptions: [String] = [], umask: String? = nil,
-                      environment: [String: String] = [:], pickerEndpoint: String? = nil,
+                      environment: [String: String] = [:], pickerEndpoint: String? = nil, postgres: Bool = false,
                       beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
                                          pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
         harness.umask = umask
         harness.environment = environment
-        try await harness.keepAuthStateInTestDatabase()
-        harness.pickerArguments += try await TestDatabase.arguments()
+        try await harness.keepAuthStateInTestDatabase(postgres: postgres)
+        harness.pickerArguments += try await TestDatabase.arguments(postgres: postgres)
         try beforeStart(harness)
         try harness.startAuth()
         harness.picker = try harness.launch("lightbox-picker", [
@@ -67,7 +67,7 @@ final class ServiceHarness: @unchecked Sendable {
         ] + harness.pickerArguments)
         try await harness.waitUntilReady()
         // A run on PostgreSQL that quietly kept the catalog in SQLite would prove nothing.
-        if TestDatabase.isPostgres,
+        if TestDatabase.isPostgres || postgres,
            FileManager.default.fileExists(atPath: harness.directory.dataDirectory.appendingPathComponent("picker/catalog.sqlite").path) {
             throw HarnessError("the picker made picker/catalog.sqlite though it was given --database postgres://…")
         }
@@ -94,8 +94,8 @@ final class ServiceHarness: @unchecked Sendable {
 
     /// Adds the options that put lightbox-auth's state in the database under test (`TestDatabase`):
     /// none for SQLite, a new PostgreSQL database otherwise, kept across restarts of auth.
-    func keepAuthStateInTestDatabase() async throws {
-        authArguments += try await TestDatabase.arguments()
+    func keepAuthStateInTestDatabase(postgres: Bool = false) async throws {
+        authArguments += try await TestDatabase.arguments(postgres: postgres)
     }
 
     func startAuth() throws {

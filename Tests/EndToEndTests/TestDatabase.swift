@@ -10,9 +10,10 @@ enum TestDatabase {
     static var isPostgres: Bool { ProcessInfo.processInfo.environment["LIGHTBOX_TEST_DATABASE"] == "postgres" }
 
     /// The options that put one service's state in the database under test: none for SQLite,
-    /// `--database postgres://…/<new database>` for PostgreSQL.
-    static func arguments() async throws -> [String] {
-        guard isPostgres else { return [] }
+    /// `--database postgres://…/<new database>` for PostgreSQL (always when `postgres` is true,
+    /// for tests that need a database several processes share).
+    static func arguments(postgres: Bool = false) async throws -> [String] {
+        guard postgres || isPostgres else { return [] }
         return ["--database", try await freshPostgresURL()]
     }
 
