@@ -33,8 +33,12 @@ struct PickerServerCommand: AsyncParsableCommand {
         """, valueName: "postgres://user@host:port/db"))
     var database = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DATABASE"]
 
-    @Option(help: "Endpoint to bind. Env: LIGHTBOX_PICKER_ENDPOINT.")
-    var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? "tcp://127.0.0.1:7712"
+    @Option(help: ArgumentHelp("""
+        Endpoint to bind. Env: LIGHTBOX_PICKER_BIND, or else LIGHTBOX_PICKER_ENDPOINT (which clients read, \
+        and which may list several pickers: then each picker needs LIGHTBOX_PICKER_BIND or --endpoint).
+        """, valueName: "endpoint"))
+    var endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_BIND"]
+        ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? "tcp://127.0.0.1:7712"
 
     @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
     var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? "tcp://127.0.0.1:7711"
@@ -152,6 +156,12 @@ struct PickerServerCommand: AsyncParsableCommand {
     var shutdownGrace = 5
 
     func validate() throws {
+        guard !endpoint.contains(",") else {
+            throw ValidationError("""
+                the endpoint to bind, \(endpoint), lists several pickers (LIGHTBOX_PICKER_ENDPOINT is for clients); \
+                give this picker its own with --endpoint or LIGHTBOX_PICKER_BIND
+                """)
+        }
         guard tokenLifetime > 0 else { throw ValidationError("--token-lifetime must be at least 1 second") }
         guard pickTimeout > 0 else { throw ValidationError("--pick-timeout must be at least 1 second") }
         guard cloudBandwidth >= 0 else { throw ValidationError("--cloud-bandwidth must be 0 or more bytes per second") }

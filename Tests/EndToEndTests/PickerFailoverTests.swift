@@ -112,6 +112,21 @@ import Glibc
         try await Self.loadSurvivesKill(picked.descriptor, of: original, app: "loader", on: harness, pickers.second)
     }
 
+    /// One environment file may list every picker for the clients; a picker binding that list
+    /// would fail obscurely, so it is refused with what to set instead.
+    @Test func aPickerDoesNotBindTheClientsListOfPickers() throws {
+        let picker = ServiceHarness.binaries.appendingPathComponent("lightbox-picker").path
+        let list = "ipc:///tmp/lb-never-made/a.sock,ipc:///tmp/lb-never-made/b.sock"
+        let fromClients = try SystemdUnitTests.run(picker, ["--data", "/tmp/lb-never-made"], environment: ["LIGHTBOX_PICKER_ENDPOINT": list])
+        #expect(fromClients.status != 0)
+        #expect(fromClients.output.contains("LIGHTBOX_PICKER_BIND"), "\(fromClients.output)")
+        // LIGHTBOX_PICKER_BIND comes first.
+        let bind = try SystemdUnitTests.run(picker, ["--data", "/tmp/lb-never-made"],
+                                            environment: ["LIGHTBOX_PICKER_ENDPOINT": "ipc:///tmp/lb-never-made/c.sock", "LIGHTBOX_PICKER_BIND": list])
+        #expect(bind.status != 0)
+        #expect(bind.output.contains(list), "\(bind.output)")
+    }
+
     // MARK: - Helpers
 
     /// Loads `descriptor` over both pickers with little credit and kills the first picker as the

@@ -166,10 +166,11 @@ import Testing
         #expect(containerfile.contains("make install"))
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
