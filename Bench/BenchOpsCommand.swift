@@ -28,7 +28,12 @@ struct BenchOpsCommand: AsyncParsableCommand {
         same way, in alternating rounds. \
         Last, service.ping from one client for --load-seconds alone, then again while another app keeps \
         --renders full-size image.request renderings of a large photo running (each at a size of its own, \
-        so none comes from the cache): the p50 and p99 of both.
+        so none comes from the cache): the p50 and p99 of both. \
+        With --pickers 2, both services run on a throwaway PostgreSQL with the originals in a throwaway \
+        SeaweedFS (as `bench scale --database postgres --originals s3` starts them) and a second picker \
+        serves the same library beside the first; every round then also times the operations with \
+        --concurrency clients spread over both pickers, and a table gives "2 pickers / 1 picker" for \
+        throughput and p50 (the 1-picker runs send every client to the first picker of the same setup).
         """)
 
     @Option(help: "Rounds; each runs every operation and the echo once.") var rounds = 5
@@ -41,6 +46,12 @@ struct BenchOpsCommand: AsyncParsableCommand {
     var window = 4
     @Option(help: "Only these operations, by the names the table prints (comma-separated, e.g. library.fetchAssets,library.query); all by default. For profiling one operation.")
     var only: String?
+    @Option(help: "1, or 2: PostgreSQL and S3 (throwaway servers), a second picker, and the concurrent runs timed again spread over both.")
+    var pickers = 1
+
+    func validate() throws {
+        guard (1...2).contains(pickers) else { throw ValidationError("--pickers is 1 or 2") }
+    }
 
     /// One operation as the bench calls it: on one client's connections, once; and as a bare
     /// DEALER sends it (`bare`).
@@ -89,10 +100,16 @@ struct BenchOpsCommand: AsyncParsableCommand {
         let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
                                          pickerEndpoint: "ipc://\(work.path)/picker.sock")
         let large = try Self.writeLargePhoto(in: work.appendingPathComponent("large"))
+        let twoPickers = pickers == 2 ? OpsPickers() : nil
+        defer { twoPickers?.stop() }
+        try await twoPickers?.startServers(in: work)
+        let connectionsPerApp = ["--max-connections-per-app", "\(4 * concurrency + 16)"]
         let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint, pickerEndpoint: directory.pickerEndpoint,
                                              importFolders: [URL(fileURLWithPath: library).standardizedFileURL.path, large.path],
                                              // Every client here is the same app, on connections of its own.
-                                             logLevel: "warning", serviceArguments: ["--max-connections-per-app", "\(4 * concurrency + 16)"])
+                                             logLevel: "warning", serviceArguments: connectionsPerApp,
+                                             extraAuthArguments: twoPickers?.authArguments ?? [],
+                                             extraPickerArguments: twoPickers?.firstPickerArguments(in: work) ?? [])
         processes.stopOnInterrupt()
         defer { processes.stop() }
 
@@ -114,6 +131,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
         guard let token = try await picked.first?.itemProvider.descriptor.token else { throw ValidationError("the benchmark pick came back empty") }
 
         let identifier = asset.identifier
+        if twoPickers != nil { note("starting a second picker on the same database and bucket") }
+        let secondPicker = try await twoPickers?.startSecond(beside: directory, in: work, extra: connectionsPerApp)
         let pickerKey = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(30))
         let authKey = try await directory.keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
         func picker<Body: Codable & Sendable>(_ op: OperationName, _ body: Body, as keyPair: CurveKeyPair) -> BareRequest {
@@ -170,12 +189,30 @@ struct BenchOpsCommand: AsyncParsableCommand {
             }
             clients[width] = list
         }
-        // Warm up: connections handshaken, the thumbnail cached, SQLite pages in memory.
-        for operation in operations { try await operation.call(clients[1]![0]) }
+        // With two pickers, the concurrent clients spread over both (the first, the second, the first…).
+        var spread: [Clients] = []
+        if let secondPicker {
+            for index in 0..<concurrency {
+                let at = index % 2 == 0 ? directory : secondPicker
+                spread.append(Clients(auth: try await directory.connectToAuth(as: appKey, timeout: .seconds(60)),
+                                      picker: try await at.connectToPicker(as: appKey, timeout: .seconds(60)),
+                                      owner: OwnerSurface(picker: try await at.connectToPicker(as: ownerKey, timeout: .seconds(60)))))
+            }
+        }
+        /// Where each of the spread clients sends `request`: the pickers in turn, auth as it is.
+        func spreadEndpoints(_ request: BareRequest) -> [String]? {
+            guard let secondPicker, request.endpoint == directory.pickerEndpoint else { return nil }
+            return [directory.pickerEndpoint, secondPicker.pickerEndpoint]
+        }
+        // Warm up: connections handshaken, the thumbnail cached (on each picker), SQLite pages in memory.
+        for operation in operations {
+            try await operation.call(clients[1]![0])
+            if spread.count > 1 { try await operation.call(spread[1]) }
+        }
 
         var samples: [String: [Sample]] = [:]
         let bar = ProgressBar("bench ops")
-        let steps = rounds * widths.count * (operations.count + 1)
+        let steps = rounds * (widths.count * (operations.count + 1) + (spread.isEmpty ? 0 : operations.count))
         var done = 0
         for _ in 0..<rounds {
             for width in widths {
@@ -193,9 +230,17 @@ struct BenchOpsCommand: AsyncParsableCommand {
                     bar.update(items: done, of: steps, current: "")
                 }
             }
+            // The same concurrent runs, the clients spread over both pickers.
+            for operation in operations where !spread.isEmpty {
+                samples["\(operation.name)/\(concurrency)/spread", default: []].append(
+                    try await Self.measureBare(operation.bare, clients: concurrency, requests: requests, endpoints: spreadEndpoints(operation.bare)))
+                done += 1
+                bar.update(items: done, of: steps, current: "")
+            }
         }
 
         print("bench ops: \(rounds) rounds × \(requests) requests per client, CURVE, ipc; medians over rounds")
+        if twoPickers != nil { print("services on PostgreSQL, originals in S3 (throwaway servers); this table: every client at the first picker") }
         print("bare DEALERs for the echo and the operations alike; the last column is the same operation through LightboxClient")
         print("operation                  clients     p50 µs     p99 µs    req/s  p50/echo  client p50 µs")
         for width in widths {
@@ -210,6 +255,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
                       + String(format: " %7d %10.0f %10.0f %8.0f %9.2f", width, p50, p99, rate, p50 / echoP50) + client)
             }
         }
+
+        if !spread.isEmpty { Self.printPickerRatios(samples, operations: operations.map(\.name), clients: concurrency) }
 
         if let fetch = operations.first(where: { $0.name == "library.fetchAssets" }) {
             try await printDecisionRate(fetch.bare, echoEndpoint: echo.endpoint, echoKey: echo.publicKey, payload: payload)
@@ -233,7 +280,7 @@ struct BenchOpsCommand: AsyncParsableCommand {
         print(String(format: "service.ping, 1 client, alone: p50 %.0f µs, p99 %.0f µs; beside %d full-size renderings (%d×%d, another app, %d done",
                      alone.p50.microseconds, alone.p99.microseconds, renders, Self.largeSize.width, Self.largeSize.height, rendered)
             + stoppedWords + String(format: "): p50 %.0f µs, p99 %.0f µs", loaded.p50.microseconds, loaded.p99.microseconds))
-        for connection in clients.values.flatMap({ $0 }) {
+        for connection in clients.values.flatMap({ $0 }) + spread {
             connection.auth.close()
             connection.picker.close()
         }
@@ -369,8 +416,9 @@ struct BenchOpsCommand: AsyncParsableCommand {
         return sample(times, wall: ContinuousClock.now - start)
     }
 
-    /// A service's operation from bare blocking DEALERs, each on a thread of its own, as the echo is timed.
-    static func measureBare(_ request: BareRequest, clients: Int, requests: Int) async throws -> Sample {
+    /// A service's operation from bare blocking DEALERs, each on a thread of its own, as the echo is
+    /// timed; with `endpoints`, client `n` sends to the `n`th of them in turn instead of `request.endpoint`.
+    static func measureBare(_ request: BareRequest, clients: Int, requests: Int, endpoints: [String]? = nil) async throws -> Sample {
         let headers = try (0..<clients).map { try request.headers($0, requests) }
         let start = ContinuousClock.now
         let times = try await withThrowingTaskGroup(of: [Duration].self) { group in
@@ -380,7 +428,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
                     try await withCheckedThrowingContinuation { continuation in
                         Thread {
                             continuation.resume(with: Result {
-                                try BareEcho.requests(endpoint: request.endpoint, serverKey: request.serverKey, keyPair: request.keyPair, headers: frames)
+                                try BareEcho.requests(endpoint: endpoints.map { $0[client % $0.count] } ?? request.endpoint,
+                                                      serverKey: request.serverKey, keyPair: request.keyPair, headers: frames)
                             })
                         }.start()
                     }

@@ -37,7 +37,9 @@ final class ThrowawayServers: @unchecked Sendable {
 
     /// `--originals`' value as the setup's options: `s3://BUCKET/PREFIX` on `endpoint` (credentials
     /// from the environment, as the picker reads them), or `s3` for a SeaweedFS started here.
-    func originalsSetup(_ originals: String, endpoint: String?) async throws -> ScaleSetup {
+    /// `coldLoads`: with a local cache too small for the movie (`bench scale`'s loads).
+    func originalsSetup(_ originals: String, endpoint: String?, coldLoads: Bool = true) async throws -> ScaleSetup {
+        let coldLoads = coldLoads ? self.coldLoads : []
         guard originals == "s3" else {
             guard let endpoint else { throw BenchScaleError("--originals \(originals) needs --s3-endpoint, the store's URL") }
             return ScaleSetup(name: "S3 originals", pickerArguments: ["--originals", originals, "--s3-endpoint", endpoint] + coldLoads)

@@ -23,6 +23,8 @@ import Synchronization
 /// With a `shared` store behind it (derived files in the object store), a missing derivative is
 /// fetched from there before it is made, and one made here is handed to it for upload once
 /// complete: the folder is then a cache of the store, and the store is shared by every picker.
+/// Pickers sharing one database make each such derivative once (`claims`): the others wait for the
+/// maker's upload and fetch it.
 actor DerivativeCache {
     let folder: URL
     /// `folder`'s path: a derivative's URL is built from it as a string, skipping the checks of
@@ -32,6 +34,8 @@ actor DerivativeCache {
     let pool: BlockingWorkPool
     /// The store behind the folder, shared by every picker of the library; nil keeps derivatives here only.
     nonisolated let shared: SharedDerivatives?
+    /// Who makes a derivative that the shared store lacks, when other pickers may be making it too.
+    nonisolated let claims: any DerivativeClaims
 
     /// The cached files' bytes as last counted: a scan corrects what removals behind the cache's
     /// back (`AssetRemoval`) left counted.
@@ -46,12 +50,14 @@ actor DerivativeCache {
 
     private static let made = Counter(label: "lightbox_derivatives_made_total")
 
-    init(folder: URL, quota: Int64, pool: BlockingWorkPool, shared: SharedDerivatives? = nil) {
+    init(folder: URL, quota: Int64, pool: BlockingWorkPool, shared: SharedDerivatives? = nil,
+         claims: any DerivativeClaims = InProcessDerivativeClaims()) {
         self.folder = folder
         folderPath = folder.path
         self.quota = max(quota, 0)
         self.pool = pool
         self.shared = shared
+        self.claims = claims
         let found = Self.scan(folder, pinned: [])
         totalBytes = found.totalBytes
         lastStamp = Atomic(found.newestStamp)
@@ -107,7 +113,7 @@ actor DerivativeCache {
                 if let running = inFlight[key] {
                     _ = try await running.value
                 } else {
-                    let task = Task { [shared] in try await Self.obtain(name, at: url, from: shared, producing: produce) }
+                    let task = Task { [shared, claims] in try await Self.obtain(name, at: url, from: shared, claims: claims, producing: produce) }
                     inFlight[key] = task
                     defer { inFlight[key] = nil }
                     added(try await task.value)
@@ -177,20 +183,30 @@ actor DerivativeCache {
     // MARK: - Steps
 
     /// The derivative `name` at `url`: fetched from the shared store when it has it, else made by
-    /// `produce` and then handed to the store for upload. Returns its size.
-    private static func obtain(_ name: String, at url: URL, from shared: SharedDerivatives?,
-                               producing produce: @Sendable (URL) async throws -> Int64) async throws -> Int64 {
-        if let shared, !shared.isPaused {
-            do {
-                return try await make(url) { partial in
-                    guard await shared.fetch(name, to: partial) else { throw NotInSharedStore() }
-                }
-            } catch is NotInSharedStore {}
+    /// `produce` (once among the pickers, as `claims` decide) and handed to the store. Returns its size.
+    private static func obtain(_ name: String, at url: URL, from shared: SharedDerivatives?, claims: any DerivativeClaims,
+                               producing produce: @escaping @Sendable (URL) async throws -> Int64) async throws -> Int64 {
+        if let size = try await fetch(name, to: url, from: shared) { return size }
+        return try await claims.once(name, fetch: { try await fetch(name, to: url, from: shared) }) {
+            let size = try await produce(url)
+            made.increment()
+            // Pickers waiting for it look for it in the store once the claim is released.
+            if claims.othersWait, let shared { await shared.uploadNow(name, from: url) } else { shared?.upload(name) }
+            return size
         }
-        let size = try await produce(url)
-        made.increment()
-        shared?.upload(name)
-        return size
+    }
+
+    /// The derivative `name` fetched from the shared store to `url`; nil when the store lacks it
+    /// (or is left alone after failing). Returns its size.
+    private static func fetch(_ name: String, to url: URL, from shared: SharedDerivatives?) async throws -> Int64? {
+        guard let shared, !shared.isPaused else { return nil }
+        do {
+            return try await make(url) { partial in
+                guard await shared.fetch(name, to: partial) else { throw NotInSharedStore() }
+            }
+        } catch is NotInSharedStore {
+            return nil
+        }
     }
 
     /// The shared store has no such derivative (or did not answer): it is made here.

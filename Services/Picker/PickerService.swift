@@ -55,6 +55,9 @@ public final class PickerService: Service {
         /// Derived files in an object store, shared by every picker, with `derivedFolder` as their
         /// local cache; nil keeps them in `derivedFolder` only.
         public var derivedObjectStore: ObjectStoreDerivatives?
+        /// How long a picker's claim on making a shared derivative lasts unless renewed (it renews
+        /// it every third of this while it makes it): how long other pickers wait for a maker that died.
+        public var derivativeLease: Duration = .seconds(30)
         /// The local folder of derived files (default DATA/picker/derived), at most `derivedQuota` bytes.
         public var derivedFolder: URL?
         /// Where the catalog is kept: nil for DATA/picker/catalog.sqlite, or a PostgreSQL database
@@ -135,7 +138,8 @@ public final class PickerService: Service {
         let sharedDerivatives = try configuration.derivedObjectStore.map { try $0.makeShared(logger: logger) }
         tokens = ProviderTokenStore(storage: storage.providerTokens, lifetime: configuration.tokenLifetime, audit: auditReporter)
         renditions = RenditionStore(catalog: catalog, quota: configuration.derivedQuota, pool: renderPool,
-                                    timeLimit: configuration.renderTimeLimit, shared: sharedDerivatives, logger: logger)
+                                    timeLimit: configuration.renderTimeLimit, shared: sharedDerivatives,
+                                    claims: Self.derivativeClaims(configuration, storage: storage, logger: logger), logger: logger)
         cloud = CloudTier(catalog: catalog, logger: logger)
         places = Self.loadPlaces(configuration.placeTable, logger: logger)
     }
@@ -171,6 +175,7 @@ public final class PickerService: Service {
         // The catalog's connections (PostgreSQL), for as long as the picker serves.
         async let _ = catalog.storage.run()
         try await catalog.storage.prepare()
+        try await renditions.claims.prepare()
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
         // The auth service writes its key and the owner's on its first start.
         let authKey = try await keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))
@@ -186,6 +191,7 @@ public final class PickerService: Service {
         async let _ = deadlines.run()
         async let _ = changeFeed.run()
         async let _ = renditions.uploadToSharedStore()
+        async let _ = renditions.claims.run()
         defer {
             auditReporter.flush()
             auth.close()

@@ -31,9 +31,9 @@ final class RenditionStore: Sendable {
     /// small stills in memory, making renditions on `pool`, each stopped after `timeLimit`. With
     /// `shared`, the disk tier is a cache of that store (`DerivativeCache`).
     init(catalog: Catalog, quota: Int64, pool: BlockingWorkPool, timeLimit: Duration, memoryBytes: Int = 16 << 20,
-         shared: SharedDerivatives? = nil, logger: Logger) {
+         shared: SharedDerivatives? = nil, claims: any DerivativeClaims = InProcessDerivativeClaims(), logger: Logger) {
         self.catalog = catalog
-        disk = DerivativeCache(folder: catalog.derived, quota: quota, pool: pool, shared: shared)
+        disk = DerivativeCache(folder: catalog.derived, quota: quota, pool: pool, shared: shared, claims: claims)
         memory = RecentRenditions(maximumBytes: memoryBytes)
         self.pool = pool
         self.timeLimit = timeLimit
@@ -47,6 +47,9 @@ final class RenditionStore: Sendable {
 
     /// The store of derived files every picker shares, when there is one.
     var shared: SharedDerivatives? { disk.shared }
+
+    /// Who makes a derivative the shared store lacks (`DerivativeClaims`).
+    var claims: any DerivativeClaims { disk.claims }
 
     /// Uploads the renditions made here to the shared store as they are made, until cancelled
     /// (returns at once without one).

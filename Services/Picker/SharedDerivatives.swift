@@ -84,6 +84,25 @@ final class SharedDerivatives: Sendable {
         }
     }
 
+    /// Uploads the complete derivative at `file` as `name` at once, for other pickers waiting to fetch
+    /// it; false when the store did not take it (it is then left pending, like `upload`'s).
+    @discardableResult
+    func uploadNow(_ name: String, from file: URL) async -> Bool {
+        guard !isPaused else {
+            upload(name)
+            return false
+        }
+        do {
+            try await store.store(name, from: file)
+            Self.uploaded.increment()
+            return true
+        } catch {
+            if !Task.isCancelled { failed(error, doing: "upload \(name); pickers waiting for it make it themselves") }
+            upload(name)
+            return false
+        }
+    }
+
     /// Derivatives waiting for their upload.
     var pendingCount: Int { state.withLock { $0.pending.count } }
 

@@ -137,6 +137,13 @@ struct PickerServerCommand: AsyncParsableCommand {
     var renderTimeLimit = 20
 
     @Option(help: ArgumentHelp("""
+        Seconds a picker's claim on making a derived file lasts unless renewed, with --database postgres://… and \
+        derived files in the object store: other pickers wait for the maker, and take the making over this long \
+        after it stopped renewing (it died).
+        """, valueName: "seconds"))
+    var derivativeLease = 30
+
+    @Option(help: ArgumentHelp("""
         The offline place table that names each photo's city and country at import (default: \
         \(PlaceTable.defaultLocations.joined(separator: " or ")), which `make deps` writes from GeoNames). \
         Without one the picker runs without place search and says so in its log. Env: LIGHTBOX_PLACES.
@@ -168,6 +175,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         guard watchRescanInterval >= 1 else { throw ValidationError("--watch-rescan-interval must be at least 1 second") }
         guard derivedQuotaMb >= 1 else { throw ValidationError("--derived-quota-mb must be at least 1") }
         guard (renderThreads ?? 1) >= 1 else { throw ValidationError("--render-threads must be at least 1") }
+        guard derivativeLease >= 1 else { throw ValidationError("--derivative-lease must be at least 1 second") }
         guard renderTimeLimit >= 1 else { throw ValidationError("--render-time-limit must be at least 1 second") }
         if let originals {
             guard S3Location(url: originals) != nil else { throw ValidationError("--originals must look like s3://BUCKET/PREFIX") }
@@ -244,6 +252,7 @@ struct PickerServerCommand: AsyncParsableCommand {
         configuration.derivedObjectStore = try derivedObjectStore()
         if let renderThreads { configuration.renderThreads = renderThreads }
         configuration.renderTimeLimit = .seconds(renderTimeLimit)
+        configuration.derivativeLease = .seconds(derivativeLease)
         configuration.objectStore = try objectStore()
         configuration.cloudObjectStore = try cloudObjectStore()
         configuration.sweepInterval = .seconds(sweepInterval)

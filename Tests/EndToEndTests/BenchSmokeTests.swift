@@ -37,6 +37,24 @@ import Testing
         #expect(output.contains("service.ping, 1 client, alone: p50 "))
     }
 
+    @Test(.enabled(if: PostgresServer.isInstalled && SeaweedFSServer.isInstalled, "needs PostgreSQL and SeaweedFS; run `make deps`"))
+    func benchOpsWithTwoPickersComparesThemWithOne() async throws {
+        let (output, status) = try await lightbox(["bench", "ops", "--pickers", "2", "--rounds", "1", "--requests", "10", "--concurrency", "4",
+                                                   "--renders", "1", "--load-seconds", "0.3"])
+        #expect(status == 0, "bench ops --pickers 2 failed:\n\(output)")
+        let lines = output.split(separator: "\n")
+        let table = lines.drop { !$0.hasPrefix("one picker vs two") }.dropFirst(2)
+        for name in ["service.ping", "auth.status", "library.fetchAssets", "library.query", "provider.describe", "image.request (cached)",
+                     "owner.assets (page)"] {
+            let row = table.first { $0.hasPrefix(name + " ") }
+            // Six numbers after the name: two rates, their ratio, two p50s, their ratio.
+            let numbers = row.map { $0.dropFirst(name.count).split(separator: " ").compactMap { Double($0) } }
+            #expect(numbers?.count == 6, "no two-picker row for \(name) in:\n\(output)")
+        }
+        // The baseline table is still there, the echo included.
+        #expect(lines.contains { $0.hasPrefix("echo ") }, "no echo row in:\n\(output)")
+    }
+
     @Test func benchLoadLocalComparesDescriptorDeliveryWithCat() async throws {
         let (output, status) = try await lightbox(["bench", "load", "--local", "--size-mb", "4", "--rounds", "1"])
         #expect(status == 0, "bench load --local failed:\n\(output)")

@@ -14,12 +14,14 @@ struct SharedLibraryPickers {
 
     var harness: ServiceHarness { setup.harness }
 
-    static func start(importFolders: [URL] = [ServiceHarness.samples]) async throws -> SharedLibraryPickers {
-        let setup = try await ObjectStoreOriginalsTests.Setup.start(importFolders: importFolders, postgres: true)
+    /// `firstOptions` and `secondOptions`: more options of each picker (the second's replace the first's they name again).
+    static func start(importFolders: [URL] = [ServiceHarness.samples], firstOptions: [String] = [],
+                      secondOptions: [String] = []) async throws -> SharedLibraryPickers {
+        let setup = try await ObjectStoreOriginalsTests.Setup.start(importFolders: importFolders, cacheOptions: firstOptions, postgres: true)
         let secondCache = URL(fileURLWithPath: "/tmp/lbs3-cache-\(UUID().uuidString.prefix(8))")
         do {
             let second = try await PickerFailoverTests.startSecondPicker(beside: setup.harness, copyingKeysOf: setup.harness.directory.keys,
-                                                                         options: ["--cache", secondCache.path])
+                                                                         options: ["--cache", secondCache.path] + secondOptions)
             return SharedLibraryPickers(setup: setup, second: second, secondCache: secondCache)
         } catch {
             setup.stop()
