@@ -18,7 +18,16 @@ final class DecisionCache: Sendable {
         /// The connection's disconnection count when the stream started; once it differs, auth
         /// may have restarted without this stream, and nothing cached is used.
         var connection = 0
+        /// When the follow stream last brought anything (a keep-alive or an announcement).
+        var lastHeard: ContinuousClock.Instant?
     }
+
+    /// How long a silent stream still vouches for the copy. Auth sends a keep-alive every second and
+    /// acknowledges the owner's change without a follower that has not confirmed it within two
+    /// (cutting it off): a picker that heard nothing for longer was stopped or starved, and its
+    /// copy may be one auth stopped waiting for — the app is asked about again until the stream
+    /// speaks (or ends, which drops everything).
+    static let longestSilence: Duration = .milliseconds(1500)
 
     private let state = Mutex(State())
     private let hits = Counter(label: "lightbox_decision_cache_hits_total")
@@ -27,8 +36,10 @@ final class DecisionCache: Sendable {
     /// The cached decision, or nil (counted as a miss) when the app must be asked about.
     /// `connection` is the auth connection's current disconnection count.
     func decision(_ action: LibraryAction, for app: String, connection: Int) -> LibraryDecision? {
-        let decision = state.withLock { state in
-            state.isFollowing && state.connection == connection ? state.entries[app]?.decision(action) : nil
+        let decision = state.withLock { state -> LibraryDecision? in
+            guard state.isFollowing, state.connection == connection, let heard = state.lastHeard,
+                  ContinuousClock.now - heard < Self.longestSilence else { return nil }
+            return state.entries[app]?.decision(action)
         }
         if decision == nil { misses.increment() } else { hits.increment() }
         return decision
@@ -51,7 +62,13 @@ final class DecisionCache: Sendable {
             state.isFollowing = true
             state.followedSince = version
             state.connection = connection
+            state.lastHeard = .now
         }
+    }
+
+    /// The follow stream brought something: the copy is as current as auth's last announcement.
+    func heard() {
+        state.withLock { $0.lastHeard = .now }
     }
 
     /// The follow stream ended: nothing cached can be trusted until it is back.

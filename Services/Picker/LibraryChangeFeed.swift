@@ -43,10 +43,16 @@ actor LibraryChangeFeed {
         ring.yield()
     }
 
-    /// Delivers the changes after each write until the task running it (a child of the picker's
-    /// serving) is cancelled.
+    /// Delivers the changes after each write — this picker's, and those other pickers sharing the
+    /// log announce — until the task running it (a child of the picker's serving) is cancelled.
+    /// One loop delivers both, so every watcher gets each change once, in token order.
     func run() async {
-        for await _ in rings { await deliver() }
+        let ring = self.ring
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { [storage] in await storage.followChangesElsewhere { ring.yield() } }
+            for await _ in rings { await deliver() }
+            group.cancelAll()
+        }
     }
 
     func add(_ watcher: Watcher, for app: String) {

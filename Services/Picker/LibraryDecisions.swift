@@ -44,7 +44,9 @@ struct LibraryDecisions: Sendable {
             // Counted before the request goes out: a drop after this disables the cache.
             let connection = auth.disconnections
             do {
-                for try await reply in auth.send(.followDecisions, Empty(), timeout: Self.followSilence) where reply.status == .event {
+                for try await reply in auth.send(.followDecisions, Empty(), timeout: Self.followSilence) {
+                    cache.heard()
+                    guard reply.status == .event else { continue }
                     let changed = try reply.body(DecisionsChanged.self)
                     guard follower != nil else {
                         follower = changed.follower

@@ -62,6 +62,7 @@ struct PostgresCatalogStorage: CatalogStorage {
                     INSERT INTO libraryChange (kind, asset, album, at) VALUES (\(change.kind.rawValue), \(change.asset), \(change.album), \(now))
                     """, logger: logger)
             }
+            if !changes.rows.isEmpty { try await Self.wakeOtherPickers(on: connection, logger: logger) }
             return result
         }
     }

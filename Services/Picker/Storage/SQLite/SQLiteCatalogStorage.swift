@@ -36,6 +36,9 @@ struct SQLiteCatalogStorage: CatalogStorage {
         try await database.read { db in try LibraryChangeLog.latestToken(in: db) }
     }
 
+    /// Nothing to follow: one picker process writes the file.
+    func followChangesElsewhere(_ changedElsewhere: @escaping @Sendable () -> Void) async {}
+
     func storedFileUses(of paths: [String]) async throws -> StoredFileUses {
         try await database.read { db in try StoredFileUses(of: paths, db) }
     }
