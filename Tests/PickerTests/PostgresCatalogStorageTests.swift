@@ -222,6 +222,58 @@ final class PostgresCatalogStorageTests: Sendable {
         }
     }
 
+    /// A limited app's page walks the library probing the selection when the selection is most of
+    /// the library, and hashes the selection when it is small; both find the same assets.
+    @Test func aLimitedPageProbesALargeSelectionAndHashesASmallOne() async throws {
+        #expect(SelectionLookup(limit: 100, matching: 100_000, library: 100_000) == .probed)
+        #expect(SelectionLookup(limit: 100, matching: 50, library: 100_000) == .hashed)
+        #expect(SelectionLookup(limit: 100, matching: 0, library: 0) == .hashed)
+        try await withCatalog { storage in
+            try await storage.postgres.withConnection("add rows") { connection in
+                try await connection.query("""
+                    INSERT INTO asset (identifier, contentHash, fileName, storedPath, type, mediaType, fileSize, creationDate, importedAt)
+                    SELECT 'bulk-' || n, 'bulkhash' || n, 'DSC_' || n || '.jpg', 'bb/' || n, 'public.jpeg', 'image', 1,
+                           TIMESTAMPTZ '2020-01-01' + n * INTERVAL '1 minute', now()
+                    FROM generate_series(1, 20000) AS n
+                    """, logger: self.logger)
+                try await connection.query("ANALYZE asset", logger: self.logger)
+            }
+            let all = (1...20000).map { "bulk-\($0)" }
+            #expect(try await storage.selections.replace(app: "wide", with: all, albums: [], version: 1))
+            #expect(try await storage.selections.replace(app: "narrow", with: all.filter { $0.hasSuffix("7") }.prefix(30).map { $0 }, albums: [],
+                                                         version: 1))
+            for (app, chosen) in [("wide", SelectionLookup.probed), ("narrow", .hashed)] {
+                let counted = try await storage.assets(matching: AssetQuery(limit: 50), inSelectionOf: app, after: nil)
+                #expect(SelectionLookup(limit: 50, matching: counted.total, library: 20000) == chosen)
+                var pages: [SelectionLookup: [String]] = [:]
+                for lookup in [SelectionLookup.probed, .hashed] {
+                    var statement = PostgresStatement()
+                    let conditions = [statement.inSelection(of: app, by: lookup)]
+                    try PostgresCatalogStorage.pageStatement(&statement, conditions: conditions, order: .newestFirst, limit: 50, after: nil)
+                    let built = statement
+                    let (plan, page) = try await storage.postgres.withConnection("explain and read") { connection in
+                        var lines: [String] = []
+                        for try await line in try await connection.query(PostgresQuery(unsafeSQL: "EXPLAIN " + built.text, binds: built.binds),
+                                                                         logger: self.logger).decode(String.self) {
+                            lines.append(line)
+                        }
+                        var identifiers: [String] = []
+                        for try await row in try await connection.query(built.query, logger: self.logger) {
+                            identifiers.append(try AssetSummary.postgres(row).summary.identifier)
+                        }
+                        return (lines.joined(separator: "\n"), identifiers)
+                    }
+                    #expect(plan.contains("hashed SubPlan") == (lookup == .hashed), "\(app) \(lookup): \(plan)")
+                    pages[lookup] = page
+                }
+                #expect(pages[.probed] == pages[.hashed])
+                // The statement reads one row more than the page, to tell whether another follows.
+                #expect(pages[.probed].map { Array($0.prefix(50)) } == counted.page.map(\.identifier))
+                #expect(pages[.probed]?.count == min(51, counted.total))
+            }
+        }
+    }
+
     @Test func changeTokensCommitInOrderUnderConcurrentWriters() async throws {
         try await withCatalog { storage in
             let records = Self.library(80)

@@ -27,7 +27,6 @@ extension PostgresCatalogStorage {
         return try await postgres.withConnection("read a page of an app's query") { connection in
             var statement = PostgresStatement()
             var conditions: [String] = []
-            if let app { conditions.append(statement.inSelection(of: app)) }
             if let mediaType = query.mediaType { conditions.append("mediaType = \(statement.bind(mediaType.rawValue))") }
             if let from = query.from { conditions.append("creationDate >= \(statement.bind(from))") }
             if let to = query.to { conditions.append("creationDate < \(statement.bind(to))") }
@@ -38,14 +37,12 @@ extension PostgresCatalogStorage {
             }
             let key = QueryCounts.Key(app: app, mediaType: query.mediaType?.rawValue, from: query.from, to: query.to,
                                       libraryToken: libraryToken, selectionVersion: selectionVersion)
-            let total: Int
-            if let known = counts.known(key) {
-                total = known
-            } else {
-                var counting = statement
-                counting.append("SELECT COUNT(*) FROM asset" + (conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")))
-                total = Int(try await Self.first(connection, logger, counting.query, Int64.self) ?? 0)
-                counts.remember(total, for: key)
+            // Counting reads the whole selection anyway: hashed.
+            let total = try await Self.count(connection, logger, counts, key, statement, conditions,
+                                             app.map { app in [{ $0.inSelection(of: app, by: .hashed) }] } ?? [])
+            if let app {
+                let library = try await Self.count(connection, logger, counts, QueryCounts.Key(libraryToken: libraryToken), PostgresStatement(), [])
+                conditions.append(statement.inSelection(of: app, by: SelectionLookup(limit: limit, matching: total, library: library)))
             }
             let order: Catalog.LibraryOrder = query.sort == .oldestFirst ? .oldestFirst : .newestFirst
             let page = try await Self.page(connection, logger, &statement, conditions: conditions, order: order, limit: limit, after: cursor,
@@ -61,6 +58,20 @@ extension PostgresCatalogStorage {
             let conditions = [statement.inAlbum(album)]
             return try await Self.page(connection, logger, &statement, conditions: conditions, order: .newestFirst, limit: limit, after: cursor)
         }
+    }
+
+    /// The assets matching `conditions` and the conditions `more` adds, counted once per `key`
+    /// (a state of the library and the selection).
+    static func count(_ connection: PostgresConnection, _ logger: Logger, _ counts: QueryCounts, _ key: QueryCounts.Key,
+                      _ statement: PostgresStatement, _ conditions: [String],
+                      _ more: [(inout PostgresStatement) -> String] = []) async throws -> Int {
+        if let known = counts.known(key) { return known }
+        var counting = statement
+        let all = conditions + more.map { $0(&counting) }
+        counting.append("SELECT COUNT(*) FROM asset" + (all.isEmpty ? "" : " WHERE " + all.joined(separator: " AND ")))
+        let total = Int(try await first(connection, logger, counting.query, Int64.self) ?? 0)
+        counts.remember(total, for: key)
+        return total
     }
 
     /// Reads the page: `limit` + 1 rows in library order after the cursor (the one more tells

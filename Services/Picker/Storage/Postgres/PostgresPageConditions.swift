@@ -40,15 +40,24 @@ extension PostgresStatement {
         "identifier IN (SELECT asset FROM albumAsset WHERE album = \(bind(album)))"
     }
 
-    /// The assets in `app`'s selection: chosen, or in an album it follows. PostgreSQL's planner
-    /// chooses between reading the selection and walking the library in order with a hashed lookup,
-    /// by the selection's size.
-    mutating func inSelection(of app: String) -> String {
+    /// The assets in `app`'s selection: chosen, or in an album it follows, found by `lookup`.
+    mutating func inSelection(of app: String, by lookup: SelectionLookup) -> String {
         let app = bind(app)
-        return """
-            (identifier IN (SELECT asset FROM appSelection WHERE app = \(app)) \
-            OR identifier IN (SELECT asset FROM albumAsset WHERE album IN (SELECT album FROM appSelectionAlbum WHERE app = \(app))))
-            """
+        switch lookup {
+        case .hashed:
+            return """
+                (identifier IN (SELECT asset FROM appSelection WHERE app = \(app)) \
+                OR identifier IN (SELECT asset FROM albumAsset WHERE album IN (SELECT album FROM appSelectionAlbum WHERE app = \(app))))
+                """
+        case .probed:
+            // OFFSET 0 keeps PostgreSQL from turning the EXISTS into a hashed lookup (it would
+            // choose that by the whole scan's estimated rows, not the page's).
+            return """
+                (EXISTS (SELECT 1 FROM appSelection s WHERE s.app = \(app) AND s.asset = asset.identifier OFFSET 0) \
+                OR EXISTS (SELECT 1 FROM appSelectionAlbum f JOIN albumAsset a ON a.album = f.album \
+                WHERE f.app = \(app) AND a.asset = asset.identifier OFFSET 0))
+                """
+        }
     }
 
     /// File names containing `word` (case aside); `%`, `_` and `\` in it are matched as themselves.
@@ -57,6 +66,25 @@ extension PostgresStatement {
         let escaped = word.lowercased().replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_")
         return "lower(fileName) LIKE \(bind("%" + escaped + "%")) ESCAPE '\\'"
+    }
+}
+
+/// How a limited app's page finds the selection's assets. PostgreSQL's planner picks the lookup
+/// by the rows the whole scan would read, not the page's, so the catalog picks it instead.
+enum SelectionLookup {
+    /// Every member hashed once, then the library walked in order: cheap for a small selection,
+    /// and for counting.
+    case hashed
+    /// The library walked in order, each asset probed in the selection's index: cheap when the
+    /// selection is a large share of the library, so a page is found after few rows.
+    case probed
+
+    /// The cheaper lookup for a page of `limit` assets out of `matching` (what the query counts
+    /// for the app) in a library of `library` assets: walking reads about
+    /// `limit × library / matching` rows, hashing reads all `matching`.
+    init(limit: Int, matching: Int, library: Int) {
+        let walked = Double(limit + 1) * Double(library) / Double(max(matching, 1))
+        self = walked < Double(matching) ? .probed : .hashed
     }
 }
 
