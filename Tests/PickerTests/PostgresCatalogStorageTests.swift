@@ -36,6 +36,20 @@ final class PostgresCatalogStorageTests: Sendable {
     }
 
     /// Every asset a query finds, `limit` at a time, following the cursors.
+    /// `count` assets `bulk-1`… made by the server (the test seam `bench` uses in SQLite, here in
+    /// SQL), then analyzed, so the planner weighs them.
+    func addBulkRows(_ count: Int, to storage: PostgresCatalogStorage) async throws {
+        try await storage.postgres.withConnection("add rows") { connection in
+            try await connection.query("""
+                INSERT INTO asset (identifier, contentHash, fileName, storedPath, type, mediaType, fileSize, creationDate, importedAt)
+                SELECT 'bulk-' || n, 'bulkhash' || n, 'DSC_' || n || '.jpg', 'bb/' || n, 'public.jpeg', 'image', 1,
+                       TIMESTAMPTZ '2020-01-01' + n * INTERVAL '1 minute', now()
+                FROM generate_series(1, \(count)) AS n
+                """, logger: self.logger)
+            try await connection.query("ANALYZE asset", logger: self.logger)
+        }
+    }
+
     static func walk(_ storage: some CatalogStorage, limit: Int = 7, browse: OwnerBrowse = OwnerBrowse()) async throws -> [String] {
         var found: [String] = []
         var cursor: LibraryCursor?
@@ -191,17 +205,8 @@ final class PostgresCatalogStorageTests: Sendable {
         try await withCatalog { storage in
             let records = Self.library(300)
             try await storage.insert(records)
-            // Many more rows, made by the server (the test seam `bench` uses in SQLite, here in SQL),
-            // so the planner weighs a rare name's trigrams against walking the library.
-            try await storage.postgres.withConnection("add rows") { connection in
-                try await connection.query("""
-                    INSERT INTO asset (identifier, contentHash, fileName, storedPath, type, mediaType, fileSize, creationDate, importedAt)
-                    SELECT 'bulk-' || n, 'bulkhash' || n, 'DSC_' || n || '.jpg', 'bb/' || n, 'public.jpeg', 'image', 1,
-                           TIMESTAMPTZ '2020-01-01' + n * INTERVAL '1 minute', now()
-                    FROM generate_series(1, 50000) AS n
-                    """, logger: self.logger)
-                try await connection.query("ANALYZE asset", logger: self.logger)
-            }
+            // Many more rows, so the planner weighs a rare name's trigrams against walking the library.
+            try await addBulkRows(50000, to: storage)
             let search = OwnerBrowse(search: LibrarySearch(parsing: "img_0017", timeZone: OwnerBrowseTests.utc))
             #expect(try await Self.walk(storage, browse: search) == [records[17].identifier])
             #expect(try await Self.walk(storage, browse: OwnerBrowse(search: LibrarySearch(parsing: "lisbon img_001", timeZone: OwnerBrowseTests.utc)))
@@ -229,15 +234,7 @@ final class PostgresCatalogStorageTests: Sendable {
         #expect(SelectionLookup(limit: 100, matching: 50, library: 100_000) == .hashed)
         #expect(SelectionLookup(limit: 100, matching: 0, library: 0) == .hashed)
         try await withCatalog { storage in
-            try await storage.postgres.withConnection("add rows") { connection in
-                try await connection.query("""
-                    INSERT INTO asset (identifier, contentHash, fileName, storedPath, type, mediaType, fileSize, creationDate, importedAt)
-                    SELECT 'bulk-' || n, 'bulkhash' || n, 'DSC_' || n || '.jpg', 'bb/' || n, 'public.jpeg', 'image', 1,
-                           TIMESTAMPTZ '2020-01-01' + n * INTERVAL '1 minute', now()
-                    FROM generate_series(1, 20000) AS n
-                    """, logger: self.logger)
-                try await connection.query("ANALYZE asset", logger: self.logger)
-            }
+            try await addBulkRows(20000, to: storage)
             let all = (1...20000).map { "bulk-\($0)" }
             #expect(try await storage.selections.replace(app: "wide", with: all, albums: [], version: 1))
             #expect(try await storage.selections.replace(app: "narrow", with: all.filter { $0.hasSuffix("7") }.prefix(30).map { $0 }, albums: [],
