@@ -152,15 +152,10 @@ struct PickFeature: Sendable {
                                                   suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
             return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
         }
-        // A concurrent choose or cancel (at any picker) may have answered first: the tokens never leave.
-        let claimed: PickSessionStore.Session?
-        do {
-            claimed = try await sessions.answer(body.pick, with: .chosen(results))
-        } catch {
-            try? await tokens.discard(grants)
-            throw error
-        }
-        guard let claimed else {
+        // A concurrent choose or cancel (at any picker) may have answered first: the tokens never
+        // leave. When answering fails the answer may still have been committed, so the tokens stay
+        // (unused, they expire).
+        guard let claimed = try await sessions.answer(body.pick, with: .chosen(results)) else {
             try await tokens.discard(grants)
             throw noSuchPick(body.pick)
         }
