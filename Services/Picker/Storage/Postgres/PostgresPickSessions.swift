@@ -111,14 +111,14 @@ struct PostgresPickSessions: PickSessionStorage {
     func remove(_ id: String) async throws {
         let logger = self.logger
         try await postgres.transaction("forget a delivered pick") { connection in
-            try await connection.query("DELETE FROM picker_pick_sessions WHERE id = \(id)", logger: logger)
+            _ = try await connection.query("DELETE FROM picker_pick_sessions WHERE id = \(id)", logger: logger)
         }
     }
 
     func renew(holder: String, for lease: Duration) async throws {
         let logger = self.logger
         try await postgres.transaction("renew the picks' lease") { connection in
-            try await connection.query("""
+            _ = try await connection.query("""
                 UPDATE picker_pick_sessions SET heldUntil = now() + make_interval(secs => \(Self.seconds(lease))) WHERE holder = \(holder)
                 """, logger: logger)
         }
