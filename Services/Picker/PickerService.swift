@@ -115,9 +115,10 @@ public final class PickerService: Service {
         self.logger = logger
         keys = KeyDirectory(dataDirectory: configuration.dataDirectory)
         deadlines = Deadlines()
-        sessions = PickSessionStore(deadlines: deadlines)
         let pickerFolder = configuration.dataDirectory.appendingPathComponent("picker")
         let storage = try Self.openStorage(configuration, pickerFolder: pickerFolder, logger: logger)
+        sessions = PickSessionStore(storage: storage.pickSessions, deadlines: deadlines,
+                                    delivery: PickDelivery(pickTimeout: configuration.pickTimeout), logger: logger)
         changeFeed = LibraryChangeFeed(storage: storage)
         // With an object store, the local originals folder is its cache.
         let objectStore = try configuration.objectStore.map { try $0.makeStore(defaultCache: pickerFolder.appendingPathComponent("originals-cache")) }
@@ -189,6 +190,7 @@ public final class PickerService: Service {
         // Child tasks of the serving, cancelled and awaited when run() returns.
         async let _ = decisions.follow(auth: auth)
         async let _ = deadlines.run()
+        async let _ = sessions.follow()
         async let _ = changeFeed.run()
         async let _ = renditions.uploadToSharedStore()
         async let _ = renditions.claims.run()
@@ -258,11 +260,7 @@ public final class PickerService: Service {
         logger.info("lightbox-picker stopping")
         liveFolders.stop()
         await followed
-        for session in await sessions.pending() {
-            _ = await sessions.take(session.id)
-            session.reply.fail(LightboxError(.cancelled, "lightbox-picker is shutting down; try the pick again when it is back."),
-                               audit: PickFeature.pickAnswered(.cancelled))
-        }
+        await sessions.shutDown()
         await server.shutDown(gracePeriod: configuration.shutdownGracePeriod)
         renderPool.stop()
         await catalog.objectStore?.client.shutdown()

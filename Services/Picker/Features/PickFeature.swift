@@ -22,7 +22,7 @@ struct PickFeature: Sendable {
 
     func register(in table: inout OperationTable) {
         table.later(Operations.pick) { try await startPick($0, $1, &$2, $3) }
-        table.on(Operations.pendingPicks) { _, body, _ in await pendingPicks(body) }
+        table.on(Operations.pendingPicks) { _, body, _ in try await pendingPicks(body) }
         table.on(Operations.listAssets) { _, body, _ in try await listAssets(body) }
         table.on(Operations.outline) { _, _, _ in try await outline() }
         table.on(Operations.choose) { _, body, _ in try await choose(body) }
@@ -40,12 +40,8 @@ struct PickFeature: Sendable {
             throw LightboxError(.badRequest, "selectionLimit must be 0 (no limit) or more.")
         }
         try configuration.limits?.validate()
-        let timeout = pickTimeout
-        guard let session = await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
-                                                reply: reply, limit: pendingPicksPerApp, timeout: timeout, expired: { expired in
-            expired.reply.fail(LightboxError(.timeout, "The owner did not finish the pick within \(timeout); ask again."),
-                               audit: Self.pickAnswered(.timeout))
-        }) else {
+        guard let session = try await sessions.open(app: app.rawValue, appName: await appNames.name(of: app.rawValue), configuration: configuration,
+                                                    reply: reply, limit: pendingPicksPerApp, timeout: pickTimeout) else {
             throw LightboxError(.busy, "App \(app) already has \(pendingPicksPerApp) picks waiting for the owner, its limit; wait for them to be answered.")
         }
         context.event(PickStarted(pick: session.id))
@@ -53,9 +49,9 @@ struct PickFeature: Sendable {
         logger.info("pick waiting for the owner", metadata: ["pick": "\(session.id)", "app": "\(app)"])
     }
 
-    func pendingPicks(_ body: PendingPicksRequest) async -> PendingPicksResponse {
+    func pendingPicks(_ body: PendingPicksRequest) async throws -> PendingPicksResponse {
         await sessions.waitForPending(upTo: .milliseconds(min(max(body.waitMs ?? 0, 0), 60_000)))
-        return PendingPicksResponse(picks: await sessions.pending().map(\.pending))
+        return PendingPicksResponse(picks: try await sessions.pending().map(\.pending))
     }
 
     func cancelPick(_ body: CancelPickRequest) async throws -> Empty {
@@ -66,8 +62,7 @@ struct PickFeature: Sendable {
     /// Ends a pending pick with no results (the owner cancelled, or the app that filed it, when
     /// `app` is given, withdrew it) and returns it.
     func cancel(_ pick: String, filedBy app: String? = nil) async throws -> PickSessionStore.Session {
-        guard let session = await sessions.take(pick, filedBy: app) else { throw noSuchPick(pick) }
-        session.reply.succeed(PickResponse(pick: pick, results: []), audit: Self.pickAnswered(.cancelled))
+        guard let session = try await sessions.answer(pick, with: .cancelled, filedBy: app) else { throw noSuchPick(pick) }
         return session
     }
 
@@ -80,7 +75,7 @@ struct PickFeature: Sendable {
         var filters: [PickerFilter] = []
         var session: PickSessionStore.Session?
         if let pick = body.pick {
-            guard let found = await sessions.session(pick) else { throw noSuchPick(pick) }
+            guard let found = try await sessions.session(pick) else { throw noSuchPick(pick) }
             session = found
             if let filter = found.configuration.filter { filters.append(filter) }
         }
@@ -110,7 +105,7 @@ struct PickFeature: Sendable {
     }
 
     func choose(_ body: ChooseRequest) async throws -> ChooseResponse {
-        guard let session = await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
+        guard let session = try await sessions.session(body.pick) else { throw noSuchPick(body.pick) }
         let configuration = session.configuration
         guard !body.assets.isEmpty else {
             throw LightboxError(.badRequest, "Choose at least one asset, or cancel the pick (owner.cancel) to send the app no results.")
@@ -148,21 +143,22 @@ struct PickFeature: Sendable {
             ProviderTokenStore.Request(asset: asset.identifier, types: Representations.registeredTypes(
                 for: asset, mode: configuration.preferredAssetRepresentationMode, removing: removal))
         }
-        // Every token is stored, in one transaction, before the session is claimed: when issuing
-        // fails, the owner is told and the app's pick still waits; once claimed, nothing can fail.
+        // Every token is stored, in one transaction, before the session is answered: when issuing
+        // fails, the owner is told and the app's pick still waits.
         let grants = try await tokens.issue(app: session.app, pick: session.id, requests, removal: removal)
-        // A concurrent choose or cancel may have answered meanwhile: the tokens never leave.
-        guard let claimed = await sessions.take(body.pick) else {
-            try await tokens.discard(grants)
-            throw noSuchPick(body.pick)
-        }
         let results = zip(chosen, zip(requests, grants)).map { asset, issued in
             let (request, grant) = issued
             let provider = ItemProviderDescriptor(token: grant.token, registeredTypeIdentifiers: request.types,
                                                   suggestedName: asset.suggestedName, expiresAt: grant.expiresAt)
             return PickerResult(assetIdentifier: configuration.photoLibrary ? asset.identifier : nil, itemProvider: provider)
         }
-        claimed.reply.succeed(PickResponse(pick: claimed.id, results: results), audit: Self.pickAnswered(.delivered, count: results.count))
+        // A concurrent choose or cancel (at any picker) may have answered first: the tokens never
+        // leave. When answering fails the answer may still have been committed, so the tokens stay
+        // (unused, they expire).
+        guard let claimed = try await sessions.answer(body.pick, with: .chosen(results)) else {
+            try await tokens.discard(grants)
+            throw noSuchPick(body.pick)
+        }
         logger.info("pick completed", metadata: ["pick": "\(claimed.id)", "app": "\(claimed.app)", "count": "\(results.count)"])
         return ChooseResponse(delivered: results.count)
     }

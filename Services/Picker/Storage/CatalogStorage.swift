@@ -14,6 +14,8 @@ protocol CatalogStorage: AssetStorage, LibraryPageStorage, AlbumStorage, EditSto
     var watchedFiles: any WatchedFileStorage { get }
     /// The item-provider tokens, stored by their hashes.
     var providerTokens: any ProviderTokenStorage { get }
+    /// The picks waiting for the owner.
+    var pickSessions: any PickSessionStorage { get }
     /// Keeps what the storage needs while the picker serves (a connection pool), until cancelled.
     func run() async
     /// Brings the schema up to date before the picker serves; `run()` is running by then.

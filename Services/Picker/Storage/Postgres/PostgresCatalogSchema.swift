@@ -117,6 +117,7 @@ enum PostgresCatalogSchema {
             """,
             "CREATE INDEX assetEdit_on_contentHash ON assetEdit (contentHash)",
         ])
+        migrator.register("pick sessions shared by pickers", PostgresPickSessions.schema)
         return migrator
     }
 }

@@ -11,10 +11,13 @@ struct PostgresCatalogStorage: CatalogStorage {
     let logger: Logger
     /// `library.query` totals, per state of the library and the selection.
     let counts = QueryCounts()
+    /// Picks in the database, listed and answered through every picker.
+    let pickSessions: any PickSessionStorage
 
     init(postgres: PostgresStorage, logger: Logger) {
         self.postgres = postgres
         self.logger = logger
+        pickSessions = PostgresPickSessions(postgres: postgres, logger: logger)
     }
 
     var selections: any SelectionStorage { PostgresSelections(postgres: postgres, logger: logger) }

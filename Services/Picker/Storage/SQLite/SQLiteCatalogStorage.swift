@@ -9,6 +9,8 @@ struct SQLiteCatalogStorage: CatalogStorage {
     let database: DatabasePool
     /// `library.query` totals, per state of the library.
     let counts = QueryCounts()
+    /// Picks live in memory beside SQLite: one picker serves the library.
+    let pickSessions: any PickSessionStorage = EmbeddedPickSessions()
 
     init(database: DatabasePool) {
         self.database = database
