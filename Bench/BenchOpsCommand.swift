@@ -115,6 +115,8 @@ struct BenchOpsCommand: AsyncParsableCommand {
 
         note("setting up: an app with full access, one picked photo")
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        // The picker writes its key once its catalog is ready (on PostgreSQL, after its migrations).
+        _ = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(60))
         let ownerKey = try directory.ownerKeyPair()
         let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("bench"))
         try await AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))

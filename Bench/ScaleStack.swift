@@ -34,6 +34,8 @@ final class ScaleStack: @unchecked Sendable {
                                          extraAuthArguments: setup.authArguments, extraPickerArguments: setup.pickerArguments)
         processes.stopOnInterrupt()
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(60))
+        // The picker writes its key once its catalog is ready (on PostgreSQL, after its migrations).
+        _ = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(60))
         let ownerKey = try directory.ownerKeyPair()
         owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(600)))
         settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(600)))

@@ -135,7 +135,8 @@ import Testing
     }
 
     @Test func accessLeftUnusedIsResetAndTheOwnerIsToldWhy() async throws {
-        let harness = try await ServiceHarness.start(authOptions: ["--reset-unused-after", "5s"])
+        // Long enough that the busy app's use reaches auth within it on a loaded machine too.
+        let harness = try await ServiceHarness.start(authOptions: ["--reset-unused-after", "12s"])
         defer { harness.stop() }
         try await harness.registerApp("idle")
         try await harness.registerApp("busy")

@@ -21,9 +21,10 @@ struct PostgresChangeWakeupsTests {
         let server = try await PostgresServer.start()
         defer { server.stop() }
         let logger = { var logger = Logger(label: "test.wakeups"); logger.logLevel = .error; return logger }()
+        // A loaded machine may take a while over the migrations; only the wake-ups are under test.
         let location = try PostgresLocation(url: server.url(database: server.createDatabase()))
-        let writer = PostgresCatalogStorage(postgres: PostgresStorage(location: location, logger: logger), logger: logger)
-        let follower = PostgresCatalogStorage(postgres: PostgresStorage(location: location, logger: logger), logger: logger)
+        let writer = PostgresCatalogStorage(postgres: PostgresStorage(location: location, timeLimit: .seconds(300), logger: logger), logger: logger)
+        let follower = PostgresCatalogStorage(postgres: PostgresStorage(location: location, timeLimit: .seconds(300), logger: logger), logger: logger)
         let rings = Rings()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await writer.run() }
