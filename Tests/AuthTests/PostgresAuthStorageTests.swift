@@ -25,7 +25,7 @@ final class PostgresAuthStorageTests: Sendable {
 
     func makeStorage() throws -> PostgresAuthStorage {
         PostgresAuthStorage(PostgresStorage(location: try PostgresLocation(url: server.url(database: server.createDatabase())),
-                                            maximumConnections: 16, timeLimit: .seconds(60), logger: logger), logger: logger)
+                                            maximumConnections: 16, timeLimit: .seconds(300), logger: logger), logger: logger)
     }
 
     @Test func concurrentChangesCommitTokensInTheOrderReadersSeeThem() async throws {
