@@ -48,7 +48,7 @@ actor PickSessionStore {
               timeout: Duration) async throws -> Session? {
         let now = Date()
         let session = Session(id: "pick-" + SecureRandom.token(bytes: 9), app: app, appName: appName, configuration: configuration,
-                              createdAt: now, expiresAt: now.addingTimeInterval(PostgresPickSessions.seconds(timeout)), holder: holder)
+                              createdAt: now, expiresAt: now.addingTimeInterval(timeout.seconds), holder: holder)
         let id = session.id
         // Held before it is filed: an answer may come as soon as it is.
         held[id] = Held(session: session, reply: reply)

@@ -66,7 +66,7 @@ struct PostgresPickSessions: PickSessionStorage {
             try await connection.query("""
                 INSERT INTO picker_pick_sessions (id, app, appName, configuration, createdAt, expiresAt, holder, heldUntil)
                 VALUES (\(session.id), \(session.app), \(session.appName), \(configuration), \(session.createdAt), \(session.expiresAt),
-                        \(session.holder), now() + make_interval(secs => \(Self.seconds(PickSessionStore.lease))))
+                        \(session.holder), now() + make_interval(secs => \(PickSessionStore.lease.seconds)))
                 """, logger: logger)
             try await PostgresWakeups.notify(Self.filedChannel, session.id, on: connection, logger: logger)
             return true
@@ -119,7 +119,7 @@ struct PostgresPickSessions: PickSessionStorage {
         let logger = self.logger
         try await postgres.transaction("renew the picks' lease") { connection in
             _ = try await connection.query("""
-                UPDATE picker_pick_sessions SET heldUntil = now() + make_interval(secs => \(Self.seconds(lease))) WHERE holder = \(holder)
+                UPDATE picker_pick_sessions SET heldUntil = now() + make_interval(secs => \(lease.seconds)) WHERE holder = \(holder)
                 """, logger: logger)
         }
     }
@@ -151,10 +151,6 @@ struct PostgresPickSessions: PickSessionStorage {
 
     static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }
 
