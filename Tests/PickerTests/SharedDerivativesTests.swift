@@ -21,8 +21,11 @@ struct SharedDerivativesTests {
     let pool = BlockingWorkPool(threadCount: 2, maximumWaiting: 16, name: "test-render")
     static let location = S3Location(bucket: SeaweedFSServer.bucket, prefix: "derived/")
 
+    /// One failed call leaves the store alone for the rest of the test, so the timeouts are long
+    /// enough for a loaded machine's SeaweedFS; the dead store of the test's end refuses at once.
     func cache(_ name: String, of server: SeaweedFSServer) throws -> DerivativeCache {
-        let store = S3DerivativeStore(client: try server.client(timeouts: S3Timeouts(connect: .seconds(2), idle: .seconds(2))), location: Self.location)
+        let timeouts = S3Timeouts(connect: .seconds(30), idle: .seconds(60))
+        let store = S3DerivativeStore(client: try server.client(timeouts: timeouts), location: Self.location)
         return DerivativeCache(folder: root.appendingPathComponent(name), quota: 64 << 20, pool: pool,
                                shared: SharedDerivatives(store: store, pause: .seconds(600), logger: Logger(label: "test")))
     }
@@ -94,7 +97,7 @@ struct SharedDerivativesTests {
     /// Whether `done` becomes true; a store that errs meanwhile (a loaded machine's SeaweedFS may
     /// be silent for a while) counts as "not yet" until the last try.
     func eventually(_ done: () async throws -> Bool) async throws -> Bool {
-        for _ in 0..<100 {
+        for _ in 0..<300 {
             if (try? await done()) == true { return true }
             try await Task.sleep(for: .milliseconds(200))
         }
