@@ -134,6 +134,7 @@ let package = Package(
             dependencies: [
                 "CLinux", "LightboxProtocol", "LightboxTransport", "LightboxClient", "LightboxStorage", "LightboxObjectStore", "Media", "Places",
                 "LightboxPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

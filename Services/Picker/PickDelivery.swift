@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LightboxProtocol
 import LightboxTransport
@@ -8,10 +9,16 @@ struct PickDelivery: Sendable {
     /// How long a pick waits for the owner, for the app's `timeout` sentence.
     let pickTimeout: Duration
 
-    func deliver(_ answer: PickAnswer, of session: PickSessionRecord, to reply: LaterReply<PickResponse>) {
+    /// Delivers `answer`; chosen results are opened with the holder's `key`.
+    func deliver(_ answer: PickAnswer, of session: PickSessionRecord, to reply: LaterReply<PickResponse>, key: Curve25519.KeyAgreement.PrivateKey) {
         switch answer {
-        case .chosen(let results):
-            reply.succeed(PickResponse(pick: session.id, results: results), audit: PickFeature.pickAnswered(.delivered, count: results.count))
+        case .chosen(let sealed):
+            do {
+                let results = try sealed.open(with: key, pick: session.id)
+                reply.succeed(PickResponse(pick: session.id, results: results), audit: PickFeature.pickAnswered(.delivered, count: results.count))
+            } catch {
+                reply.fail(error, audit: PickFeature.pickAnswered(.failed))
+            }
         case .cancelled:
             reply.succeed(PickResponse(pick: session.id, results: []), audit: PickFeature.pickAnswered(.cancelled))
         case .timedOut:

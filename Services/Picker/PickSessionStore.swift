@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import LightboxProtocol
 import LightboxTransport
@@ -23,6 +24,8 @@ actor PickSessionStore {
 
     /// This process, as the holder of its picks.
     let holder = "picker-" + SecureRandom.token(bytes: 9)
+    /// What chosen answers are sealed to; it never leaves this process.
+    private let holderKey = Curve25519.KeyAgreement.PrivateKey()
     private let storage: any PickSessionStorage
     private var held: [String: Held] = [:] {
         didSet { pendingGauge.record(held.count) }
@@ -48,7 +51,8 @@ actor PickSessionStore {
               timeout: Duration) async throws -> Session? {
         let now = Date()
         let session = Session(id: "pick-" + SecureRandom.token(bytes: 9), app: app, appName: appName, configuration: configuration,
-                              createdAt: now, expiresAt: now.addingTimeInterval(timeout.seconds), holder: holder)
+                              createdAt: now, expiresAt: now.addingTimeInterval(timeout.seconds), holder: holder,
+                              holderKey: holderKey.publicKey.rawRepresentation)
         let id = session.id
         // Held before it is filed: an answer may come as soon as it is.
         held[id] = Held(session: session, reply: reply)
@@ -112,7 +116,7 @@ actor PickSessionStore {
     private func deliver(_ answered: Session) async {
         guard let answer = answered.answer, let mine = held.removeValue(forKey: answered.id) else { return }
         if let expiry = mine.expiry { await deadlines.cancel(expiry) }
-        delivery.deliver(answer, of: answered, to: mine.reply)
+        delivery.deliver(answer, of: answered, to: mine.reply, key: holderKey)
         do {
             try await storage.remove(answered.id)
         } catch {

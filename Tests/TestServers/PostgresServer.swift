@@ -94,6 +94,21 @@ public final class PostgresServer: @unchecked Sendable {
         return name
     }
 
+    /// Runs `sql` in `database` with psql (stopping at the first error) and returns what it printed,
+    /// rows unaligned and without headers.
+    public func psql(database: String, _ sql: String) throws -> String {
+        guard let programs = Self.programs else { throw HarnessError("PostgreSQL is not installed") }
+        let output = root.appendingPathComponent("psql-\(UUID().uuidString.prefix(8)).out")
+        defer { try? FileManager.default.removeItem(at: output) }
+        let psql = try Self.run(programs.appendingPathComponent("psql"), as: nil, [
+            "-h", "127.0.0.1", "-p", "\(port)", "-U", Self.user, "-d", database, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql,
+        ], log: output)
+        psql.waitUntilExit()
+        let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard psql.terminationStatus == 0 else { throw HarnessError("psql failed with status \(psql.terminationStatus): \(printed)") }
+        return printed
+    }
+
     /// Ends the server (a fast shutdown: SIGINT) and removes its folder.
     public func stop() {
         if process.isRunning {

@@ -155,7 +155,8 @@ struct PickFeature: Sendable {
         // A concurrent choose or cancel (at any picker) may have answered first: the tokens never
         // leave. When answering fails the answer may still have been committed, so the tokens stay
         // (unused, they expire).
-        guard let claimed = try await sessions.answer(body.pick, with: .chosen(results)) else {
+        let sealed = try SealedPickResults(sealing: results, to: session.holderKey, pick: session.id)
+        guard let claimed = try await sessions.answer(body.pick, with: .chosen(sealed)) else {
             try await tokens.discard(grants)
             throw noSuchPick(body.pick)
         }

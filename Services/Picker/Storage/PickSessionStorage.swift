@@ -14,6 +14,8 @@ struct PickSessionRecord: Sendable {
     var expiresAt: Date
     /// The picker process whose app waits for the answer (`PickSessionStore.holder`).
     var holder: String
+    /// The holder's X25519 public key (raw): a chosen answer is sealed to it.
+    var holderKey: Data
     /// How the pick was answered; nil while it waits.
     var answer: PickAnswer?
 
@@ -27,8 +29,9 @@ struct PickSessionRecord: Sendable {
 
 /// How a pick was answered, written by whichever picker answered it and delivered by its holder.
 enum PickAnswer: Codable, Sendable {
-    /// The owner chose: the results as the app gets them, tokens issued (and stored) already.
-    case chosen([PickerResult])
+    /// The owner chose: the results as the app gets them, tokens issued (and stored, hashed)
+    /// already, sealed to the holder so that the stored answer holds no readable token.
+    case chosen(SealedPickResults)
     /// The owner cancelled, or the app withdrew the pick: no results.
     case cancelled
     /// The owner did not answer in time.

@@ -36,7 +36,14 @@ struct PostgresPickSessions: PickSessionStorage {
         "CREATE INDEX picker_pick_sessions_on_holder ON picker_pick_sessions (holder)",
     ]
 
-    private static let columns = "id, app, appName, configuration, createdAt, expiresAt, holder, answer"
+    /// Answers are sealed to the holder's key (`SealedPickResults`). Picks filed before had no key
+    /// and held readable tokens; their holders are older pickers, which this schema leaves behind.
+    static let sealedAnswers = [
+        "DELETE FROM picker_pick_sessions",
+        "ALTER TABLE picker_pick_sessions ADD COLUMN holderKey BYTEA NOT NULL",
+    ]
+
+    private static let columns = "id, app, appName, configuration, createdAt, expiresAt, holder, holderKey, answer"
     /// Waiting, as the owner is shown picks: unanswered, not timed out, its holder alive.
     private static let isWaiting = "answer IS NULL AND heldUntil > now()"
 
@@ -64,9 +71,9 @@ struct PostgresPickSessions: PickSessionStorage {
                 """, Int64.self) ?? 0
             guard count < limit else { return false }
             try await connection.query("""
-                INSERT INTO picker_pick_sessions (id, app, appName, configuration, createdAt, expiresAt, holder, heldUntil)
+                INSERT INTO picker_pick_sessions (id, app, appName, configuration, createdAt, expiresAt, holder, holderKey, heldUntil)
                 VALUES (\(session.id), \(session.app), \(session.appName), \(configuration), \(session.createdAt), \(session.expiresAt),
-                        \(session.holder), now() + make_interval(secs => \(PickSessionStore.lease.seconds)))
+                        \(session.holder), \(session.holderKey), now() + make_interval(secs => \(PickSessionStore.lease.seconds)))
                 """, logger: logger)
             try await PostgresWakeups.notify(Self.filedChannel, session.id, on: connection, logger: logger)
             return true
@@ -159,10 +166,10 @@ extension PickSessionRecord {
         var cells = PostgresCells(row)
         let id: String = try cells.next(), app: String = try cells.next(), appName: String? = try cells.next()
         let configuration: String = try cells.next(), createdAt: Date = try cells.next(), expiresAt: Date = try cells.next()
-        let holder: String = try cells.next(), answer: String? = try cells.next()
+        let holder: String = try cells.next(), holderKey: Data = try cells.next(), answer: String? = try cells.next()
         let decoder = JSONDecoder()
         self.init(id: id, app: app, appName: appName, configuration: try decoder.decode(PickerConfiguration.self, from: Data(configuration.utf8)),
-                  createdAt: createdAt, expiresAt: expiresAt, holder: holder,
+                  createdAt: createdAt, expiresAt: expiresAt, holder: holder, holderKey: holderKey,
                   answer: try answer.map { try decoder.decode(PickAnswer.self, from: Data($0.utf8)) })
     }
 }
