@@ -19,9 +19,6 @@ protocol DerivativeClaims: Sendable {
 
     /// Makes what the claims need (their table) before the picker serves.
     func prepare() async throws
-
-    /// Follows other pickers' releases until cancelled (returns at once when there is nothing to follow).
-    func run() async
 }
 
 /// No other picker makes derivatives for this one's store: each is made here.
@@ -34,6 +31,4 @@ struct InProcessDerivativeClaims: DerivativeClaims {
     }
 
     func prepare() async throws {}
-
-    func run() async {}
 }

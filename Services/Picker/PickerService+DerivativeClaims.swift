@@ -5,10 +5,10 @@ extension PickerService {
     /// catalog on PostgreSQL (other pickers may share both), a claim in the database; otherwise this
     /// picker alone.
     static func derivativeClaims(_ configuration: Configuration, storage: any CatalogStorage, logger: Logger) -> any DerivativeClaims {
-        guard configuration.derivedObjectStore != nil, let postgres = (storage as? PostgresCatalogStorage)?.postgres else {
+        guard configuration.derivedObjectStore != nil, let shared = storage as? PostgresCatalogStorage else {
             return InProcessDerivativeClaims()
         }
-        return PostgresDerivativeClaims(postgres: postgres, lease: configuration.derivativeLease,
+        return PostgresDerivativeClaims(postgres: shared.postgres, wakeups: shared.wakeups, lease: configuration.derivativeLease,
                                         longestWait: configuration.renderTimeLimit + configuration.derivativeLease, logger: logger)
     }
 }

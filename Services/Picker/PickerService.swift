@@ -193,7 +193,6 @@ public final class PickerService: Service {
         async let _ = sessions.follow()
         async let _ = changeFeed.run()
         async let _ = renditions.uploadToSharedStore()
-        async let _ = renditions.claims.run()
         defer {
             auditReporter.flush()
             auth.close()

@@ -11,10 +11,13 @@ import Synchronization
 /// A notification sent while this process was not listening is lost — PostgreSQL keeps none for a
 /// listener that is gone — so each time listening starts (the first time, and after a dropped
 /// connection) every subscriber gets `.listening`: read the state again, then follow the wake-ups.
-/// A subscriber that falls more than its capacity behind gets `.listening` too, after what it kept.
+/// A subscriber that comes while listening gets `.listening` at once (unless it subscribed before
+/// making the change it waits for), and one that falls more than its capacity behind gets it too,
+/// after what it kept.
 ///
-/// `run()` holds one of the storage's pooled connections while it listens; run it as a child task or a
-/// Service for as long as wake-ups are wanted.
+/// `run()` holds one of the storage's pooled connections while it listens, for every channel and
+/// subscriber: a process shares one instance among its parts. Run it as a child task or a Service
+/// for as long as wake-ups are wanted.
 public final class PostgresWakeups: Sendable {
     public enum Wakeup: Sendable, Equatable {
         /// Listening (again): anything sent before may have been missed.
@@ -27,7 +30,7 @@ public final class PostgresWakeups: Sendable {
 
     public let channels: [String]
     private let storage: PostgresStorage
-    private let subscribers = Mutex<[UUID: AsyncStream<Wakeup>.Continuation]>([:])
+    private let state = Mutex(State())
     /// The wait before listening again after the connection dropped, doubled up to `longestRetry`.
     private let firstRetry: Duration
     private let longestRetry: Duration
@@ -42,19 +45,39 @@ public final class PostgresWakeups: Sendable {
         self.longestRetry = longestRetry
     }
 
-    /// The wake-ups from now on, keeping at most `capacity` unread (then `.listening` stands for what
-    /// was dropped). Ends when the caller stops iterating.
-    public func wakeups(capacity: Int = 1024) -> AsyncStream<Wakeup> {
+    private struct State {
+        var subscribers: [UUID: Subscriber] = [:]
+        /// Whether every channel is listened to now.
+        var isListening = false
+    }
+
+    private struct Subscriber {
+        /// The channels it follows; nil: all of them.
+        var channels: Set<String>?
+        var continuation: AsyncStream<Wakeup>.Continuation
+    }
+
+    /// The wake-ups on `channels` (all of this instance's when nil) from now on, keeping at most
+    /// `capacity` unread (then `.listening` stands for what was dropped). When listening already, it
+    /// begins with `.listening` if `announcingListening`: a follower that read the state before it
+    /// subscribed may have missed wake-ups. A waiter that subscribes before the change it waits for
+    /// can miss none and passes false. Ends when the caller stops iterating.
+    public func wakeups(on channels: Set<String>? = nil, capacity: Int = 1024, announcingListening: Bool = true) -> AsyncStream<Wakeup> {
+        if let channels { precondition(channels.isSubset(of: self.channels), "not listened to: \(channels.subtracting(self.channels))") }
         let (stream, continuation) = AsyncStream.makeStream(of: Wakeup.self, bufferingPolicy: .bufferingNewest(max(capacity, 2)))
         let id = UUID()
-        subscribers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        state.withLock { state in
+            state.subscribers[id] = Subscriber(channels: channels, continuation: continuation)
+            if state.isListening && announcingListening { continuation.yield(.listening) }
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) } }
         return stream
     }
 
     /// Listens until the task is cancelled, listening again (after a growing pause) whenever the
     /// connection drops or the server cannot be reached.
     public func run() async {
+        defer { state.withLock { $0.isListening = false } }
         var retry = firstRetry
         while !Task.isCancelled {
             let listened = Mutex(false)
@@ -67,6 +90,7 @@ public final class PostgresWakeups: Sendable {
                 storage.logger.warning("Wake-ups from the database at \(storage.location) stopped; listening again in \(retry).",
                                        metadata: ["cause": "\(error)"])
             }
+            state.withLock { $0.isListening = false }
             try? await Task.sleep(for: retry)
             retry = min(retry * 2, longestRetry)
         }
@@ -110,9 +134,11 @@ public final class PostgresWakeups: Sendable {
     }
 
     private func deliver(_ wakeup: Wakeup) {
-        subscribers.withLock { subscribers in
-            for continuation in subscribers.values {
-                if case .dropped = continuation.yield(wakeup) { continuation.yield(.listening) }
+        state.withLock { state in
+            if wakeup == .listening { state.isListening = true }
+            for subscriber in state.subscribers.values {
+                if case .notified(let channel, _) = wakeup, let channels = subscriber.channels, !channels.contains(channel) { continue }
+                if case .dropped = subscriber.continuation.yield(wakeup) { subscriber.continuation.yield(.listening) }
             }
         }
     }

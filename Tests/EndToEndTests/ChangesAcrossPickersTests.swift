@@ -61,6 +61,12 @@ struct ChangesAcrossPickersTests {
         // Nothing arrives twice afterwards.
         try await Task.sleep(for: .milliseconds(500))
         #expect(watchAtSecond.all.count == logged.count && watchAtFirst.all.count == logged.count)
+
+        // Changes, picks and derivative releases reach each picker on one listening connection.
+        let listeners = try await pickers.psqlInPickersDatabase("""
+            SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'
+            """)
+        #expect(listeners.count == 2, "listening connections of two pickers: \(listeners.count)")
     }
 
     /// How long after `start` the watch had the insertion of `asset` (checked every millisecond, for the report).

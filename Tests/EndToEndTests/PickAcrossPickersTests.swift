@@ -48,7 +48,7 @@ struct PickAcrossPickersTests {
             #expect(bytes == (try Data(contentsOf: ServiceHarness.samples.appendingPathComponent(name))), "\(name) as loaded")
         }
         #expect(try await owner.pendingPicks().isEmpty, "an answered pick is no longer listed")
-        let written = try answers()
+        let written = try await answers()
         #expect(written.count == 1 && written[0].contains("encapsulatedKey"), "the answer as stored: \(written)")
         for item in delivered {
             #expect(!written.joined().contains(item.itemProvider.descriptor.token), "a token the app got is readable in the stored answer")
@@ -57,18 +57,14 @@ struct PickAcrossPickersTests {
 
     /// Keeps every answer written to the pickers' pick sessions, whoever wrote it and even once the
     /// row is gone; returns how to read them.
-    static func keepAnswers(of pickers: SharedLibraryPickers) async throws -> () throws -> [String] {
-        let server = try await TestDatabase.postgresServer()
-        let arguments = pickers.harness.pickerArguments
-        let url = try #require(arguments.firstIndex(of: "--database").map { arguments[$0 + 1] })
-        let database = try #require(URL(string: url)?.lastPathComponent)
-        _ = try server.psql(database: database, """
+    static func keepAnswers(of pickers: SharedLibraryPickers) async throws -> () async throws -> [String] {
+        _ = try await pickers.psqlInPickersDatabase("""
             CREATE TABLE seen_pick_answers (answer TEXT NOT NULL);
             CREATE FUNCTION keep_pick_answer() RETURNS trigger LANGUAGE plpgsql AS $$
                 BEGIN INSERT INTO seen_pick_answers VALUES (NEW.answer); RETURN NEW; END $$;
             CREATE TRIGGER keep_pick_answers AFTER UPDATE OF answer ON picker_pick_sessions FOR EACH ROW EXECUTE FUNCTION keep_pick_answer();
             """)
-        return { try server.psql(database: database, "SELECT answer FROM seen_pick_answers").split(separator: "\n").map(String.init) }
+        return { try await pickers.psqlInPickersDatabase("SELECT answer FROM seen_pick_answers") }
     }
 
     /// Cancelling through the second picker ends the app's wait at the first with no results.

@@ -43,6 +43,16 @@ struct SharedLibraryPickers {
         return try await directory.connectToPicker(as: try directory.appKeyPair(app))
     }
 
+    /// Runs `sql` with psql in the pickers' database, returning the rows it printed, one per line.
+    func psqlInPickersDatabase(_ sql: String) async throws -> [String] {
+        let server = try await TestDatabase.postgresServer()
+        let arguments = harness.pickerArguments
+        guard let url = arguments.firstIndex(of: "--database").map({ arguments[$0 + 1] }), let database = URL(string: url)?.lastPathComponent else {
+            throw HarnessError("the pickers were started without --database")
+        }
+        return try server.psql(database: database, sql).split(separator: "\n").map(String.init)
+    }
+
     func stop() {
         second.stop()
         setup.stop()

@@ -127,6 +127,27 @@ final class PostgresWakeupsTests: Sendable {
         }
     }
 
+    /// One listening connection serves subscribers of different channels: each gets only its own,
+    /// and one that comes while listening is told at once (unless it waits for a change of its own).
+    @Test func subscribersGetTheirChannelsAndALateOneIsToldListeningBegan() async throws {
+        try await withPair { wakeups, sender in
+            let early = Received(wakeups.wakeups(on: ["picks"]))
+            defer { early.stop() }
+            #expect(await early.first(1) == [.listening])
+            let late = Received(wakeups.wakeups(on: ["assets"]))
+            let waiter = Received(wakeups.wakeups(on: ["assets"], announcingListening: false))
+            defer { late.stop(); waiter.stop() }
+            #expect(await late.first(1) == [.listening], "a subscriber that came while listening was not told")
+            try await send("assets", "asset-1", from: sender)
+            try await send("picks", "pick-1", from: sender)
+            #expect(await late.first(2) == [.listening, .notified(channel: "assets", payload: "asset-1")])
+            #expect(await waiter.first(1) == [.notified(channel: "assets", payload: "asset-1")])
+            #expect(await early.first(2) == [.listening, .notified(channel: "picks", payload: "pick-1")])
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(late.all.count == 2 && waiter.all.count == 1 && early.all.count == 2, "a wake-up of another channel arrived")
+        }
+    }
+
     @Test func aLongPayloadIsRefusedWithASentence() async throws {
         try await withPair { _, sender in
             do {

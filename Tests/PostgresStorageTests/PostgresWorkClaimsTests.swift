@@ -64,7 +64,8 @@ final class PostgresWorkClaimsTests: Sendable {
                 var stream = wakeups.wakeups()
                 // Listening first, so the release cannot be missed.
                 #expect(await PostgresWorkClaims.waitForRelease(of: "x", in: stream, upTo: .seconds(20)) == .listeningAgain)
-                stream = wakeups.wakeups()
+                // As a waiter subscribes: before claiming, so it is not told again that listening began.
+                stream = wakeups.wakeups(announcingListening: false)
                 #expect(try await holder.claim("transcode/movie/medium") == .yours)
                 #expect(try await waiter.claim("transcode/movie/medium") == .busy(worker: "picker-1"))
                 async let waited = PostgresWorkClaims.waitForRelease(of: "transcode/movie/medium", in: stream, upTo: .seconds(60))

@@ -12,15 +12,10 @@ extension PostgresCatalogStorage {
         try await PostgresWakeups.notify(changeChannel, "", on: connection, logger: logger)
     }
 
+    /// Calls `changedElsewhere` for each wake-up (and for `.listening`: changes may have been missed)
+    /// until cancelled; `run()` listens.
     func followChangesElsewhere(_ changedElsewhere: @escaping @Sendable () -> Void) async {
-        let wakeups = PostgresWakeups(storage: postgres, channels: [Self.changeChannel])
-        // Subscribed before listening starts, so the first `.listening` is not missed. Capacity 2:
-        // any number of wake-ups not yet read come to one more read of the log.
-        let stream = wakeups.wakeups(capacity: 2)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await wakeups.run() }
-            for await _ in stream { changedElsewhere() }
-            group.cancelAll()
-        }
+        // Capacity 2: any number of wake-ups not yet read come to one more read of the log.
+        for await _ in wakeups.wakeups(on: [Self.changeChannel], capacity: 2) { changedElsewhere() }
     }
 }

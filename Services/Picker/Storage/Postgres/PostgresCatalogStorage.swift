@@ -13,19 +13,25 @@ struct PostgresCatalogStorage: CatalogStorage {
     let counts = QueryCounts()
     /// Picks in the database, listed and answered through every picker.
     let pickSessions: any PickSessionStorage
+    /// Other pickers' library changes, picks and derivative releases, on one listening connection.
+    let wakeups: PostgresWakeups
 
     init(postgres: PostgresStorage, logger: Logger) {
         self.postgres = postgres
         self.logger = logger
-        pickSessions = PostgresPickSessions(postgres: postgres, logger: logger)
+        wakeups = PostgresWakeups(storage: postgres, channels: [
+            Self.changeChannel, PostgresPickSessions.filedChannel, PostgresPickSessions.answeredChannel, PostgresWorkClaims.releaseChannel,
+        ])
+        pickSessions = PostgresPickSessions(postgres: postgres, wakeups: wakeups, logger: logger)
     }
 
     var selections: any SelectionStorage { PostgresSelections(postgres: postgres, logger: logger) }
     var watchedFiles: any WatchedFileStorage { PostgresWatchedFiles(postgres: postgres, logger: logger) }
     var providerTokens: any ProviderTokenStorage { PostgresProviderTokens(postgres: postgres, logger: logger) }
 
-    /// Keeps the pool's connections while the picker serves.
+    /// Keeps the pool's connections, and listens for other pickers' wake-ups, while the picker serves.
     func run() async {
+        async let _ = wakeups.run()
         await postgres.run()
     }
 

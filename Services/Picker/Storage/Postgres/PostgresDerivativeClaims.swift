@@ -24,10 +24,11 @@ struct PostgresDerivativeClaims: DerivativeClaims {
     private static let waited = Counter(label: "lightbox_derivatives_waited_total")
     private static let takenOver = Counter(label: "lightbox_derivatives_taken_over_total")
 
-    init(postgres: PostgresStorage, lease: Duration, longestWait: Duration, logger: Logger) {
+    /// `wakeups` listens on `PostgresWorkClaims.releaseChannel`, run by the catalog's storage.
+    init(postgres: PostgresStorage, wakeups: PostgresWakeups, lease: Duration, longestWait: Duration, logger: Logger) {
         self.postgres = postgres
         claims = PostgresWorkClaims(storage: postgres, table: Self.table, lease: lease)
-        wakeups = PostgresWakeups(storage: postgres, channels: [PostgresWorkClaims.releaseChannel])
+        self.wakeups = wakeups
         self.longestWait = longestWait
         self.logger = logger
     }
@@ -45,17 +46,13 @@ struct PostgresDerivativeClaims: DerivativeClaims {
         try await Self.migrator.migrate(postgres)
     }
 
-    func run() async {
-        await wakeups.run()
-    }
-
     func once(_ name: String, fetch: @escaping @Sendable () async throws -> Int64?,
               make: @escaping @Sendable () async throws -> Int64) async throws -> Int64 {
         let giveUp = ContinuousClock.now + longestWait
         var waitedFor: String?
         while true {
             // Subscribed before claiming: a release right after a `busy` answer is not missed.
-            let releases = wakeups.wakeups()
+            let releases = wakeups.wakeups(on: [PostgresWorkClaims.releaseChannel], announcingListening: false)
             let claim: PostgresWorkClaims.Claim
             do {
                 claim = try await claims.claim(name)

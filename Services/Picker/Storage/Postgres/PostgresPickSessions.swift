@@ -51,10 +51,11 @@ struct PostgresPickSessions: PickSessionStorage {
     let wakeups: PostgresWakeups
     let logger: Logger
 
-    init(postgres: PostgresStorage, logger: Logger) {
+    /// `wakeups` listens on `filedChannel` and `answeredChannel`, run by the catalog's storage.
+    init(postgres: PostgresStorage, wakeups: PostgresWakeups, logger: Logger) {
         self.postgres = postgres
         self.logger = logger
-        wakeups = PostgresWakeups(storage: postgres, channels: [Self.filedChannel, Self.answeredChannel])
+        self.wakeups = wakeups
     }
 
     func file(_ session: PickSessionRecord, limit: Int) async throws -> Bool {
@@ -132,18 +133,12 @@ struct PostgresPickSessions: PickSessionStorage {
     }
 
     func follow(_ changed: @escaping @Sendable (PickSessionChange) async -> Void) async {
-        let wakeups = self.wakeups
-        let stream = wakeups.wakeups()
-        await withDiscardingTaskGroup { group in
-            group.addTask { await wakeups.run() }
-            for await wakeup in stream {
-                switch wakeup {
-                case .listening: await changed(.reread)
-                case .notified(Self.filedChannel, let pick): await changed(.filed(pick: pick))
-                case .notified(_, let pick): await changed(.answered(pick: pick))
-                }
+        for await wakeup in wakeups.wakeups(on: [Self.filedChannel, Self.answeredChannel]) {
+            switch wakeup {
+            case .listening: await changed(.reread)
+            case .notified(Self.filedChannel, let pick): await changed(.filed(pick: pick))
+            case .notified(_, let pick): await changed(.answered(pick: pick))
             }
-            group.cancelAll()
         }
     }
 
