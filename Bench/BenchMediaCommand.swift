@@ -257,9 +257,7 @@ struct BenchMediaCommand: AsyncParsableCommand {
             return "  " + tool.padding(toLength: 32, withPad: " ", startingAt: 0) + columns + (note.isEmpty ? "" : "   (\(note))")
         }
 
-        static func seconds(_ duration: Duration) -> Double {
-            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-        }
+        static func seconds(_ duration: Duration) -> Double { duration.seconds }
 
         static func milliseconds(_ duration: Duration) -> String { String(format: "%.0f", seconds(duration) * 1000) }
     }

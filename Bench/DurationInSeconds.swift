@@ -1,5 +1,6 @@
-/// Durations as the benches print them.
+import LightboxProtocol
+
+/// Durations as the benches print them (seconds: `LightboxProtocol`'s).
 extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
     var microseconds: Double { seconds * 1e6 }
 }

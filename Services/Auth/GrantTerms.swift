@@ -93,11 +93,3 @@ actor GrantTerms {
         min(max(unusedAfter / 10, .seconds(1)), .seconds(3600))
     }
 }
-
-extension Duration {
-    /// The duration in seconds, fractions included.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import LightboxProtocol
 import Synchronization
 
 /// Runs Debian's `ffmpeg` as a child process under a time and a memory budget, passing each line
@@ -93,8 +94,7 @@ public enum FFmpegProcess {
                 kill(pid, SIGKILL)
             }
         }
-        let (seconds, attoseconds) = budget.timeLimit.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18, execute: deadline)
+        DispatchQueue.global().asyncAfter(deadline: .now() + budget.timeLimit.seconds, execute: deadline)
 
         // Standard error is drained beside standard output so that neither pipe fills and stalls
         // the child; only its end is kept, for the error message.

@@ -38,7 +38,7 @@ extension PortalBackend {
     func sweepDeliveries() async {
         let retention = configuration.retention
         let interval = min(max(retention / 4, .seconds(1)), .seconds(600))
-        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        let seconds = retention.seconds
         while !Task.isCancelled {
             let removed = configuration.deliveries.sweep(before: Date().addingTimeInterval(-seconds))
             if removed > 0 { logger.info("removed delivered files past their retention", metadata: ["picks": "\(removed)"]) }

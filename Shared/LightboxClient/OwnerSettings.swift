@@ -12,7 +12,7 @@ public struct OwnerSettings: Sendable {
 
     /// Prompts waiting for the owner; waits up to `wait` for one when none is open.
     public func prompts(waitingUpTo wait: Duration = .zero) async throws -> [OwnerPrompt] {
-        try await auth.request(.prompts, PromptsRequest(waitMs: wait.milliseconds), as: PromptsResponse.self,
+        try await auth.request(.prompts, PromptsRequest(waitMs: Int(wait.milliseconds)), as: PromptsResponse.self,
                                timeout: wait + .seconds(10)).prompts
     }
 
@@ -52,12 +52,5 @@ public struct OwnerSettings: Sendable {
     /// One app's settings with its whole limited selection.
     public func accessDetail(of app: String) async throws -> AccessDetail {
         try await auth.request(.accessDetail, AccessDetailRequest(app: app), as: AccessDetail.self)
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, for `waitMs` fields.
-    var milliseconds: Int {
-        Int(components.seconds * 1000 + components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -13,7 +13,7 @@ public struct OwnerSurface: Sendable {
     /// The picks waiting for the owner; waits up to `wait` for one to arrive when none is pending.
     public func pendingPicks(waitingUpTo wait: Duration = .zero) async throws -> [PendingPick] {
         let reply = try await picker.request(
-            .pendingPicks, PendingPicksRequest(waitMs: wait.milliseconds), as: PendingPicksResponse.self,
+            .pendingPicks, PendingPicksRequest(waitMs: Int(wait.milliseconds)), as: PendingPicksResponse.self,
             timeout: wait + .seconds(10))
         return reply.picks
     }

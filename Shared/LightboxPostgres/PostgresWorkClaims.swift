@@ -1,4 +1,5 @@
 import Foundation
+import LightboxProtocol
 import Logging
 import PostgresNIO
 
@@ -135,12 +136,5 @@ extension PostgresQuery {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { try bindings.append(value, context: .default) }
         self.init(unsafeSQL: sql, binds: bindings)
-    }
-}
-
-extension Duration {
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

@@ -233,8 +233,7 @@ private final class ConnectionCore: Sendable {
         let next = pending.withLock { $0.values.map(\.deadline).min() }
         guard let next else { return 1000 }
         let remaining = next - .now
-        let milliseconds = remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000
-        return Int(max(0, min(1000, milliseconds + 1)))
+        return Int(max(0, min(1000, remaining.milliseconds + 1)))
     }
 
     private func expireDeadlines() {

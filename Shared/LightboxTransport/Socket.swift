@@ -1,5 +1,6 @@
 import CZeroMQ
 import Foundation
+import LightboxProtocol
 
 /// A libzmq socket. Not Sendable: it is created, used and closed on one I/O thread.
 final class Socket {
@@ -96,9 +97,7 @@ final class Socket {
     /// Turns on ZMTP heartbeats: a PING every `interval`, the connection closed when nothing
     /// answers within `timeout`; the peer is told to drop us after `timeToLive` of silence.
     func setHeartbeats(interval: Duration, timeout: Duration, timeToLive: Duration) throws {
-        func milliseconds(_ duration: Duration) -> Int32 {
-            Int32(clamping: duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-        }
+        func milliseconds(_ duration: Duration) -> Int32 { Int32(clamping: duration.milliseconds) }
         try set(ZMQ_HEARTBEAT_IVL, milliseconds(interval))
         try set(ZMQ_HEARTBEAT_TIMEOUT, milliseconds(timeout))
         // The TTL travels in the PING in tenths of a second and is capped at 6553.5 s by ZMTP.

@@ -97,7 +97,7 @@ struct AuthTakeoverTests {
         process.executableURL = ServiceHarness.binaries.appendingPathComponent("lightbox-auth")
         process.arguments = ["--data", data.path, "--log-level", "warning", "--endpoint", harness.directory.authEndpoint, "--database", database]
         let log = harness.root.appendingPathComponent("lightbox-auth-takeover.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle

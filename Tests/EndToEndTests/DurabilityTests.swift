@@ -116,6 +116,7 @@ import Testing
     }
 
     /// Runs `operation` until it succeeds, restarting lightbox-auth when it has died.
+    @discardableResult
     func retrying<T>(harness: ServiceHarness? = nil, _ operation: () async throws -> T) async throws -> T {
         for attempt in 1... {
             do {
