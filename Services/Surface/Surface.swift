@@ -42,7 +42,8 @@ public struct Surface: Service {
         // The auth service writes the owner's key on its first start.
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
         let ownerKey = try directory.ownerKeyPair()
-        let owner = OwnerSurface(picker: try await directory.connectToPicker(as: ownerKey, timeout: .seconds(30), logger: logger))
+        // With several pickers, the owner's pages go on at the next when one stops answering.
+        let owner = OwnerSurface(picker: try await directory.connectToPickers(as: ownerKey, timeout: .seconds(30), logger: logger))
         let settings = OwnerSettings(auth: try await directory.connectToAuth(as: ownerKey, timeout: .seconds(30), logger: logger))
         var openSheet: (@Sendable () -> Void)?
         if let command = configuration.openCommand {

@@ -28,7 +28,7 @@ struct SurfaceServerCommand: AsyncParsableCommand {
     var listen = ProcessInfo.processInfo.environment["LIGHTBOX_SURFACE_LISTEN"] ?? "127.0.0.1:7710"
     @Option(help: "lightbox-auth's endpoint. Env: LIGHTBOX_AUTH_ENDPOINT.")
     var authEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_ENDPOINT"] ?? ServiceDirectory.defaultAuthEndpoint
-    @Option(help: "lightbox-picker's endpoint. Env: LIGHTBOX_PICKER_ENDPOINT.")
+    @Option(help: "lightbox-picker's endpoint, or the pickers of one library separated by commas (the pages go on at the next when one stops answering). Env: LIGHTBOX_PICKER_ENDPOINT.")
     var pickerEndpoint = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ENDPOINT"] ?? ServiceDirectory.defaultPickerEndpoint
     @Option(help: ArgumentHelp(
         "What opens the sheet when something waits and no page is open: a program and its arguments; the login address replaces %u or is added last. none: never. Env: LIGHTBOX_SURFACE_OPEN_COMMAND.",

@@ -57,6 +57,7 @@ public final class FailoverConnection: PickerConnection {
     public let configuration: Configuration
     private let logger: Logger
     private let members: Mutex<Members>
+    private let pickersLost = Atomic<Int>(0)
 
     public init(_ configuration: Configuration, logger: Logger = Logger(label: "lightbox.client")) throws {
         guard !configuration.endpoints.isEmpty else {
@@ -72,6 +73,9 @@ public final class FailoverConnection: PickerConnection {
     public var endpoint: String { configuration.endpoints[members.withLock { $0.current }] }
 
     public var spareEndpoints: Int { configuration.endpoints.count - 1 }
+
+    /// How many times a picker was found dead (each ends the requests it carried or moves them on).
+    public var disconnections: Int { pickersLost.load(ordering: .relaxed) }
 
     /// The pickers marked dead now.
     public var deadEndpoints: [String] {
@@ -158,6 +162,7 @@ public final class FailoverConnection: PickerConnection {
             return attempt.connection
         }
         guard let failed else { return }
+        pickersLost.add(1, ordering: .relaxed)
         logger.warning("picker stopped answering; trying the next", metadata: ["endpoint": "\(failed.endpoint)"])
         failed.close()
     }

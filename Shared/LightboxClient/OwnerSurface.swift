@@ -4,9 +4,10 @@ import LightboxTransport
 
 /// The owner's side of the picker: see pending picks, choose or cancel, revoke tokens, import media.
 public struct OwnerSurface: Sendable {
-    let picker: DealerConnection
+    let picker: any PickerConnection
 
-    public init(picker: DealerConnection) {
+    /// `picker`: one picker's connection, or a `FailoverConnection` over the pickers of one library.
+    public init(picker: any PickerConnection) {
         self.picker = picker
     }
 

@@ -9,6 +9,10 @@ public protocol PickerConnection: AnyObject, Sendable {
     /// The endpoint requests go to now (a failover connection's changes when a picker dies).
     var endpoint: String { get }
 
+    /// How many times a picker this connection used was lost so far. A change means what a picker
+    /// was streaming to it (watches, follows) may be gone: ask for it again.
+    var disconnections: Int { get }
+
     /// Sends a request and returns every reply to it, ending after the final `ok` (an `error`
     /// reply is thrown). `timeout` is the longest wait for the next reply.
     func send<Body: Codable & Sendable>(

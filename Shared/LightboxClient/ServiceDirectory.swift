@@ -14,7 +14,7 @@ public struct ServiceDirectory: Sendable {
     /// The pickers of the library, in the order a client tries them (never empty).
     public var pickerEndpoints: [String]
 
-    /// The first picker, which connections that take one picker (the owner's surface, the portal) use.
+    /// The first picker, which connections that take one picker (the portal) use.
     public var pickerEndpoint: String {
         get { pickerEndpoints[0] }
         set { pickerEndpoints = [newValue] }
