@@ -16,9 +16,6 @@ protocol DerivativeClaims: Sendable {
     /// Returns the derivative's size.
     func once(_ name: String, fetch: @escaping @Sendable () async throws -> Int64?,
               make: @escaping @Sendable () async throws -> Int64) async throws -> Int64
-
-    /// Makes what the claims need (their table) before the picker serves.
-    func prepare() async throws
 }
 
 /// No other picker makes derivatives for this one's store: each is made here.
@@ -29,6 +26,4 @@ struct InProcessDerivativeClaims: DerivativeClaims {
               make: @escaping @Sendable () async throws -> Int64) async throws -> Int64 {
         try await make()
     }
-
-    func prepare() async throws {}
 }

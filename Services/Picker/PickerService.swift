@@ -176,7 +176,6 @@ public final class PickerService: Service {
         // The catalog's connections (PostgreSQL), for as long as the picker serves.
         async let _ = catalog.storage.run()
         try await catalog.storage.prepare()
-        try await renditions.claims.prepare()
         let serviceKeys = try keys.loadOrCreateKeyPair(KeyDirectory.pickerService)
         // The auth service writes its key and the owner's on its first start.
         let authKey = try await keys.publicKey(KeyDirectory.authService, waitingUpTo: .seconds(30))

@@ -118,7 +118,7 @@ enum PostgresCatalogSchema {
             "CREATE INDEX assetEdit_on_contentHash ON assetEdit (contentHash)",
         ])
         migrator.register("pick sessions shared by pickers", PostgresPickSessions.schema)
-        migrator.register("pick answers sealed to their holder", PostgresPickSessions.sealedAnswers)
+        migrator.register("derivative work claims", PostgresWorkClaims.migration(table: PostgresDerivativeClaims.table))
         return migrator
     }
 }

@@ -13,9 +13,9 @@ import Metrics
 /// (a making's time limit and a lease) makes it itself. A database that cannot be reached costs
 /// nothing but the claim: the derivative is made here, as on a single picker.
 struct PostgresDerivativeClaims: DerivativeClaims {
+    /// Made by the catalog's schema (`PostgresCatalogSchema`).
     static let table = "derivative_work"
 
-    let postgres: PostgresStorage
     let claims: PostgresWorkClaims
     let wakeups: PostgresWakeups
     let longestWait: Duration
@@ -26,25 +26,13 @@ struct PostgresDerivativeClaims: DerivativeClaims {
 
     /// `wakeups` listens on `PostgresWorkClaims.releaseChannel`, run by the catalog's storage.
     init(postgres: PostgresStorage, wakeups: PostgresWakeups, lease: Duration, longestWait: Duration, logger: Logger) {
-        self.postgres = postgres
         claims = PostgresWorkClaims(storage: postgres, table: Self.table, lease: lease)
         self.wakeups = wakeups
         self.longestWait = longestWait
         self.logger = logger
     }
 
-    /// The claims' table, in a migration table of its own (apart from the catalog's schema).
-    static var migrator: PostgresMigrator {
-        var migrator = PostgresMigrator(table: "picker_derivative_work_migrations")
-        migrator.register("v1 derivative work claims", PostgresWorkClaims.migration(table: table))
-        return migrator
-    }
-
     var othersWait: Bool { true }
-
-    func prepare() async throws {
-        try await Self.migrator.migrate(postgres)
-    }
 
     func once(_ name: String, fetch: @escaping @Sendable () async throws -> Int64?,
               make: @escaping @Sendable () async throws -> Int64) async throws -> Int64 {

@@ -28,19 +28,13 @@ struct PostgresPickSessions: PickSessionStorage {
             createdAt TIMESTAMPTZ NOT NULL,
             expiresAt TIMESTAMPTZ NOT NULL,
             holder TEXT NOT NULL,
+            holderKey BYTEA NOT NULL,
             heldUntil TIMESTAMPTZ NOT NULL,
             answer TEXT
         )
         """,
         "CREATE INDEX picker_pick_sessions_on_app ON picker_pick_sessions (app)",
         "CREATE INDEX picker_pick_sessions_on_holder ON picker_pick_sessions (holder)",
-    ]
-
-    /// Answers are sealed to the holder's key (`SealedPickResults`). Picks filed before had no key
-    /// and held readable tokens; their holders are older pickers, which this schema leaves behind.
-    static let sealedAnswers = [
-        "DELETE FROM picker_pick_sessions",
-        "ALTER TABLE picker_pick_sessions ADD COLUMN holderKey BYTEA NOT NULL",
     ]
 
     private static let columns = "id, app, appName, configuration, createdAt, expiresAt, holder, holderKey, answer"
