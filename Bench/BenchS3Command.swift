@@ -63,7 +63,7 @@ struct BenchS3Command: AsyncParsableCommand {
     }
 
     private func writeRandom(_ count: Int, to file: URL) throws {
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
         var generator = SystemRandomNumberGenerator()

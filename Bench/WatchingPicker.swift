@@ -21,7 +21,7 @@ final class WatchingPicker {
                                      pickerEndpoint: "ipc://\(work.path)/picker.sock")
         self.folder = folder
         log = work.appendingPathComponent("picker.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         auth = try Self.launch("lightbox-auth", ["--data", directory.dataDirectory.path, "--endpoint", directory.authEndpoint,
                                                  "--log-level", "warning"], log: work.appendingPathComponent("auth.log"))
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
@@ -76,7 +76,7 @@ final class WatchingPicker {
         process.executableURL = ServiceProcesses.binaryFolder.appendingPathComponent(name)
         process.arguments = arguments
         process.environment = StarterProcess.environmentForChild()
-        if !FileManager.default.fileExists(atPath: log.path) { FileManager.default.createFile(atPath: log.path, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log.path) { _ = FileManager.default.createFile(atPath: log.path, contents: nil) }
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
         process.standardError = handle

@@ -46,8 +46,10 @@ struct AuthServerCommand: AsyncParsableCommand {
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
-    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9711). Env: LIGHTBOX_AUTH_METRICS.")
-    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_METRICS"]
+    @Option(name: .customLong("metrics"), help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9711). Env: LIGHTBOX_AUTH_METRICS.")
+    var metricsOption: String?
+    /// `--metrics`, else `LIGHTBOX_AUTH_METRICS`.
+    var metrics: String? { metricsOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_AUTH_METRICS"] }
 
     @Option(help: "Connections one app may hold to this service at once; one more is refused in its handshake.")
     var maxConnectionsPerApp = 16

@@ -25,13 +25,15 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Data directory (keys, picker/catalog.sqlite, picker/originals). Env: LIGHTBOX_DATA.")
     var data = ProcessInfo.processInfo.environment["LIGHTBOX_DATA"] ?? "var"
 
-    @Option(help: ArgumentHelp("""
+    @Option(name: .customLong("database"), help: ArgumentHelp("""
         Keep the catalog (assets, albums, edits, the change log, selections, provider tokens, watched \
         files) in a PostgreSQL database instead of DATA/picker/catalog.sqlite: postgres://USER@HOST:PORT/DB, \
         or postgres://USER@/DB?host=/run/postgresql for a local socket; the password comes from PGPASSWORD. \
         The picker makes its tables on first start. Env: LIGHTBOX_PICKER_DATABASE.
         """, valueName: "postgres://user@host:port/db"))
-    var database = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DATABASE"]
+    var databaseOption: String?
+    /// `--database`, else `LIGHTBOX_PICKER_DATABASE`.
+    var database: String? { databaseOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DATABASE"] }
 
     @Option(help: ArgumentHelp("""
         Endpoint to bind. Env: LIGHTBOX_PICKER_BIND, or else LIGHTBOX_PICKER_ENDPOINT (which clients read, \
@@ -72,12 +74,14 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Bytes per second read from the cloud tier's folder, so downloads can be watched (0 = unthrottled).")
     var cloudBandwidth = 0
 
-    @Option(help: ArgumentHelp("""
+    @Option(name: .customLong("cloud"), help: ArgumentHelp("""
         Keep the cloud tier in an S3-compatible object store (s3://BUCKET/PREFIX, not where --originals are) \
         instead of a folder: offloading moves originals there and downloads bring them back over the network; \
         needs --s3-endpoint and the same credentials as --originals. Env: LIGHTBOX_PICKER_CLOUD.
         """, valueName: "s3://bucket/prefix"))
-    var cloud = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_CLOUD"]
+    var cloudOption: String?
+    /// `--cloud`, else `LIGHTBOX_PICKER_CLOUD`.
+    var cloud: String? { cloudOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_CLOUD"] }
 
     @Option(help: """
         Seconds between sweeps of the stored files no asset uses (an upload an import left before it \
@@ -91,15 +95,19 @@ struct PickerServerCommand: AsyncParsableCommand {
     @Option(help: "Megabytes the derived files (thumbnails, transcodes) may take; the least recently used are removed first.")
     var derivedQuotaMb = 1024
 
-    @Option(help: ArgumentHelp("""
+    @Option(name: .customLong("originals"), help: ArgumentHelp("""
         Keep originals in an S3-compatible object store (s3://BUCKET/PREFIX) instead of DATA/picker/originals; \
         needs --s3-endpoint, and credentials from AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or --s3-credentials. \
         Env: LIGHTBOX_PICKER_ORIGINALS.
         """, valueName: "s3://bucket/prefix"))
-    var originals = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ORIGINALS"]
+    var originalsOption: String?
+    /// `--originals`, else `LIGHTBOX_PICKER_ORIGINALS`.
+    var originals: String? { originalsOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_ORIGINALS"] }
 
-    @Option(help: "The object store's URL (http://HOST:PORT or https://HOST), addressed path-style. Env: LIGHTBOX_S3_ENDPOINT.")
-    var s3Endpoint = ProcessInfo.processInfo.environment["LIGHTBOX_S3_ENDPOINT"]
+    @Option(name: .customLong("s3-endpoint"), help: "The object store's URL (http://HOST:PORT or https://HOST), addressed path-style. Env: LIGHTBOX_S3_ENDPOINT.")
+    var s3EndpointOption: String?
+    /// `--s3-endpoint`, else `LIGHTBOX_S3_ENDPOINT`.
+    var s3Endpoint: String? { s3EndpointOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_S3_ENDPOINT"] }
 
     @Option(help: "An AWS-style credentials file (aws_access_key_id = …, aws_secret_access_key = …), mode 0600.")
     var s3Credentials: String?
@@ -116,13 +124,15 @@ struct PickerServerCommand: AsyncParsableCommand {
         """, valueName: "dir"))
     var cache: String?
 
-    @Option(help: ArgumentHelp("""
+    @Option(name: .customLong("derived"), help: ArgumentHelp("""
         Where derived files (thumbnails, renditions, compatible JPEGs, transcodes) are shared by every \
         picker: s3://BUCKET/PREFIX in the object store (default with --originals s3://BUCKET/PATH: \
         derived/ beside PATH, e.g. s3://photos/library -> s3://photos/derived), or `local` to keep them \
         in the local derived folder only. Env: LIGHTBOX_PICKER_DERIVED.
         """, valueName: "s3://bucket/prefix|local"))
-    var derived = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DERIVED"]
+    var derivedOption: String?
+    /// `--derived`, else `LIGHTBOX_PICKER_DERIVED`.
+    var derived: String? { derivedOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_DERIVED"] }
 
     @Option(help: "Megabytes the cache of originals may hold; the least recently used are removed first.")
     var cacheMb = 4096
@@ -143,18 +153,22 @@ struct PickerServerCommand: AsyncParsableCommand {
         """, valueName: "seconds"))
     var derivativeLease = 30
 
-    @Option(help: ArgumentHelp("""
+    @Option(name: .customLong("places"), help: ArgumentHelp("""
         The offline place table that names each photo's city and country at import (default: \
         \(PlaceTable.defaultLocations.joined(separator: " or ")), which `make deps` writes from GeoNames). \
         Without one the picker runs without place search and says so in its log. Env: LIGHTBOX_PLACES.
         """, valueName: "file"))
-    var places = ProcessInfo.processInfo.environment["LIGHTBOX_PLACES"]
+    var placesOption: String?
+    /// `--places`, else `LIGHTBOX_PLACES`.
+    var places: String? { placesOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PLACES"] }
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel = "info"
 
-    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9712). Env: LIGHTBOX_PICKER_METRICS.")
-    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_METRICS"]
+    @Option(name: .customLong("metrics"), help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9712). Env: LIGHTBOX_PICKER_METRICS.")
+    var metricsOption: String?
+    /// `--metrics`, else `LIGHTBOX_PICKER_METRICS`.
+    var metrics: String? { metricsOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_PICKER_METRICS"] }
 
     @Option(help: "Connections one app may hold to this service at once; one more is refused in its handshake.")
     var maxConnectionsPerApp = 16

@@ -35,8 +35,10 @@ struct SurfaceServerCommand: AsyncParsableCommand {
         valueName: "command"))
     var openCommand = ProcessInfo.processInfo.environment[DesktopOpenCommand.environment] ?? DesktopOpenCommand.defaultText
     @Option(help: "trace, debug, info, notice, warning, error or critical.") var logLevel = "info"
-    @Option(help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9710). Env: LIGHTBOX_SURFACE_METRICS.")
-    var metrics = ProcessInfo.processInfo.environment["LIGHTBOX_SURFACE_METRICS"]
+    @Option(name: .customLong("metrics"), help: "Serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9710). Env: LIGHTBOX_SURFACE_METRICS.")
+    var metricsOption: String?
+    /// `--metrics`, else `LIGHTBOX_SURFACE_METRICS`.
+    var metrics: String? { metricsOption ?? ProcessInfo.processInfo.environment["LIGHTBOX_SURFACE_METRICS"] }
 
     func run() async throws {
         let parts = listen.split(separator: ":")

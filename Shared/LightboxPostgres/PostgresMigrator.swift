@@ -49,7 +49,7 @@ public struct PostgresMigrator: Sendable {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 var insert = PostgresQuery(unsafeSQL: "INSERT INTO \(table) (identifier) VALUES ($1)")
-                try insert.binds.append(migration.identifier, context: .default)
+                insert.binds.append(migration.identifier, context: .default)
                 try await connection.query(insert, logger: logger)
                 pending.append(migration.identifier)
             }

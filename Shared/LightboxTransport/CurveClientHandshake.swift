@@ -41,11 +41,13 @@ struct CurveClientHandshake {
     }
 
     /// The HELLO command's body.
-    mutating func hello() -> [UInt8] {
+    mutating func hello() throws -> [UInt8] {
         crypto_box_keypair(&transientPublic, &transientSecret)
         var box = [UInt8](repeating: 0, count: 80)
         let short = takeNonce()
-        crypto_box_easy(&box, [UInt8](repeating: 0, count: 64), 64, Array("CurveZMQHELLO---".utf8) + short, serverKey, transientSecret)
+        guard crypto_box_easy(&box, [UInt8](repeating: 0, count: 64), 64, Array("CurveZMQHELLO---".utf8) + short, serverKey, transientSecret) == 0 else {
+            throw Failure(description: "the server's key is not a usable Curve25519 key")
+        }
         return CurveServerHandshake.command("HELLO") + [1, 0] + [UInt8](repeating: 0, count: 72) + transientPublic + short + box
     }
 
@@ -63,17 +65,23 @@ struct CurveClientHandshake {
     /// The INITIATE command's body, vouching for this client's long-term key, with `metadata`
     /// (ZMTP properties); the session key is ready afterwards. `vouchingFor` puts another server's
     /// key in the vouch (a test of the server's check).
-    mutating func initiate(metadata: [UInt8], vouchingFor otherServer: String? = nil) -> [UInt8] {
+    mutating func initiate(metadata: [UInt8], vouchingFor otherServer: String? = nil) throws -> [UInt8] {
         let vouched = otherServer.flatMap { try? Self.binary($0) } ?? serverKey
         var vouchNonce = [UInt8](repeating: 0, count: 16)
         randombytes_buf(&vouchNonce, 16)
         var vouch = [UInt8](repeating: 0, count: 80)
-        crypto_box_easy(&vouch, transientPublic + vouched, 64, Array("VOUCH---".utf8) + vouchNonce, serverTransient, clientSecret)
+        // Each box fails only on a weak (low-order) server transient key.
+        let weakKey = Failure(description: "the server's transient key is not a usable Curve25519 key")
+        guard crypto_box_easy(&vouch, transientPublic + vouched, 64, Array("VOUCH---".utf8) + vouchNonce, serverTransient, clientSecret) == 0 else {
+            throw weakKey
+        }
         let inner = clientPublic + vouchNonce + vouch + metadata
         var box = [UInt8](repeating: 0, count: inner.count + 16)
         let short = takeNonce()
-        crypto_box_easy(&box, inner, UInt64(inner.count), Array("CurveZMQINITIATE".utf8) + short, serverTransient, transientSecret)
-        crypto_box_beforenm(&sessionKey, serverTransient, transientSecret)
+        guard crypto_box_easy(&box, inner, UInt64(inner.count), Array("CurveZMQINITIATE".utf8) + short, serverTransient, transientSecret) == 0,
+              crypto_box_beforenm(&sessionKey, serverTransient, transientSecret) == 0 else {
+            throw weakKey
+        }
         return CurveServerHandshake.command("INITIATE") + cookie + short + box
     }
 

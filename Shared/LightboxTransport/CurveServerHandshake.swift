@@ -90,7 +90,9 @@ struct CurveServerHandshake {
               Self.equal(Array(vouch[0..<32]), clientTransient), Self.equal(Array(vouch[32..<64]), serverKey.publicKey) else {
             throw Failure("the client's vouch does not match its keys")
         }
-        crypto_box_beforenm(&sessionKey, clientTransient, transientSecret)
+        guard crypto_box_beforenm(&sessionKey, clientTransient, transientSecret) == 0 else {
+            throw Failure("the client's transient key is not a usable Curve25519 key")
+        }
         // RFC 26: the cookie key is discarded once INITIATE has been checked; the transient secret
         // is no longer needed either (the session key is derived).
         forgetSecrets()

@@ -44,9 +44,9 @@ final class RawCurveClient: @unchecked Sendable {
         var curve = try CurveClientHandshake(keyPair: keyPair, serverKey: serverKey)
         try write(CurveClientHandshake.greeting)
         _ = try readExactly(64)
-        try write(CurveClientHandshake.frame(curve.hello(), isCommand: true))
+        try write(CurveClientHandshake.frame(try curve.hello(), isCommand: true))
         try curve.welcome(try readFrame().body)
-        try write(CurveClientHandshake.frame(curve.initiate(metadata: CurveClientHandshake.dealerMetadata), isCommand: true))
+        try write(CurveClientHandshake.frame(try curve.initiate(metadata: CurveClientHandshake.dealerMetadata), isCommand: true))
         self.curve = curve
         let answer = try readFrame().body
         let nameLength = Int(answer.first ?? 0)

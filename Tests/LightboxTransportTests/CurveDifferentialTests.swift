@@ -89,7 +89,7 @@ import Testing
         do {
             try connection.write(CurveClientHandshake.greeting)
             _ = try connection.readExactly(64)
-            var hello = curve.hello()
+            var hello = try curve.hello()
             switch transcript {
             case .helloWithAnUnknownVersion: hello[6] = 2
             case .helloCutShort: hello.removeLast(8)
@@ -103,7 +103,7 @@ import Testing
                 return connection.isClosedByServer() ? .refused : .accepted
             }
             try curve.welcome(try connection.readFrame().body)
-            var initiate = curve.initiate(metadata: CurveClientHandshake.dealerMetadata)
+            var initiate = try curve.initiate(metadata: CurveClientHandshake.dealerMetadata)
             switch transcript {
             case .initiateReplayedFromAnotherConnection:
                 // The INITIATE of a complete handshake on another connection: its cookie is not this one's.
@@ -111,7 +111,7 @@ import Testing
             case .initiateWithABrokenCookie:
                 initiate[30] ^= 0x01
             case .initiateVouchingForAnotherServer:
-                initiate = curve.initiate(metadata: CurveClientHandshake.dealerMetadata, vouchingFor: try CurveKeyPair.generate().publicKey)
+                initiate = try curve.initiate(metadata: CurveClientHandshake.dealerMetadata, vouchingFor: try CurveKeyPair.generate().publicKey)
             default: break
             }
             try connection.write(CurveClientHandshake.frame(initiate, isCommand: true))
@@ -140,8 +140,8 @@ import Testing
         var curve = try CurveClientHandshake(keyPair: client, serverKey: server.publicKey)
         try connection.write(CurveClientHandshake.greeting)
         _ = try connection.readExactly(64)
-        try connection.write(CurveClientHandshake.frame(curve.hello(), isCommand: true))
+        try connection.write(CurveClientHandshake.frame(try curve.hello(), isCommand: true))
         try curve.welcome(try connection.readFrame().body)
-        return curve.initiate(metadata: CurveClientHandshake.dealerMetadata)
+        return try curve.initiate(metadata: CurveClientHandshake.dealerMetadata)
     }
 }

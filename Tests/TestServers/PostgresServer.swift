@@ -157,7 +157,7 @@ public final class PostgresServer: @unchecked Sendable {
             process.arguments = arguments
         }
         if let log {
-            FileManager.default.createFile(atPath: log.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
             let handle = try FileHandle(forWritingTo: log)
             process.standardOutput = handle
             process.standardError = handle

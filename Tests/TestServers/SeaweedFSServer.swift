@@ -54,7 +54,7 @@ public final class SeaweedFSServer: @unchecked Sendable {
             "-bucket=\(bucket)",
         ]
         let log = FileHandle(forWritingAtPath: root.appendingPathComponent("weed.log").path)
-            ?? { FileManager.default.createFile(atPath: root.appendingPathComponent("weed.log").path, contents: nil)
+            ?? { _ = FileManager.default.createFile(atPath: root.appendingPathComponent("weed.log").path, contents: nil)
                  return FileHandle(forWritingAtPath: root.appendingPathComponent("weed.log").path)! }()
         process.standardOutput = log
         process.standardError = log

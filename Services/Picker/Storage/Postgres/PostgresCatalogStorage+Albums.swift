@@ -24,7 +24,7 @@ extension PostgresCatalogStorage {
 
     func insert(_ album: Album) async throws {
         let logger = self.logger
-        try await postgres.transaction("create an album") { connection in
+        _ = try await postgres.transaction("create an album") { connection in
             try await connection.query("""
                 INSERT INTO album (identifier, title, createdAt) VALUES (\(album.identifier), \(album.title), \(album.createdAt))
                 """, logger: logger)

@@ -25,7 +25,7 @@ struct PostgresProviderTokens: ProviderTokenStorage {
     func delete(hashed hashes: [String]) async throws {
         guard !hashes.isEmpty else { return }
         let logger = self.logger
-        try await postgres.transaction("discard item-provider tokens") { connection in
+        _ = try await postgres.transaction("discard item-provider tokens") { connection in
             try await connection.query("DELETE FROM providerToken WHERE tokenHash = ANY(\(hashes))", logger: logger)
         }
     }

@@ -66,7 +66,7 @@ struct PostgresWatchedFiles: WatchedFileStorage {
     func delete(_ paths: [String]) async throws {
         guard !paths.isEmpty else { return }
         let logger = self.logger
-        try await postgres.transaction("forget watched files") { connection in
+        _ = try await postgres.transaction("forget watched files") { connection in
             try await connection.query("DELETE FROM watchedFile WHERE path = ANY(\(paths))", logger: logger)
         }
     }
