@@ -37,7 +37,8 @@ struct SurfaceFailoverTests {
         async let items = PhotoPicker(connection: try await pickers.appAtSecond("after-kill"))
             .pick(ServiceHarness.preciseLocation, timeout: .seconds(120))
         var pending: [(pick: String, app: String)] = []
-        for _ in 0..<100 where pending.isEmpty {
+        // The feed's long poll at the killed picker fails over too; a minute tells "never" from "slowly".
+        for _ in 0..<300 where pending.isEmpty {
             pending = try await page.pendingPicks()
             if pending.isEmpty { try await Task.sleep(for: .milliseconds(200)) }
         }
@@ -70,7 +71,7 @@ struct OwnerPages {
         #expect(login.hasPrefix("http://127.0.0.1:\(port)/"), "\(login)")
         let session = URLSession(configuration: .ephemeral, delegate: NoRedirects(), delegateQueue: nil)
         var lastError: (any Error)?
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             do {
                 let (_, response) = try await session.data(for: URLRequest(url: try #require(URL(string: login))))
                 let header = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Set-Cookie") ?? ""
