@@ -19,7 +19,7 @@ import Testing
         let (registry, folder) = try makeRegistry()
         defer { try? FileManager.default.removeItem(at: folder) }
         let demo = try manifest("demo")
-        try await registry.register(demo)
+        _ = try await registry.register(demo)
         #expect(try await registry.app(withPublicKey: demo.publicKey) == demo)
         #expect(try await registry.app(withPublicKey: CurveKeyPair.generate().publicKey) == nil)
 
@@ -31,9 +31,9 @@ import Testing
     @Test func reRegisteringReplacesTheManifest() async throws {
         let (registry, folder) = try makeRegistry()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try await registry.register(try manifest("demo"))
+        _ = try await registry.register(try manifest("demo"))
         let rotated = try manifest("demo")
-        try await registry.register(rotated)
+        _ = try await registry.register(rotated)
         #expect(try await registry.apps() == [rotated])
     }
 
@@ -41,7 +41,7 @@ import Testing
         let (registry, folder) = try makeRegistry()
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try manifest("first")
-        try await registry.register(first)
+        _ = try await registry.register(first)
         await #expect(throws: LightboxError.self) { try await registry.register(try manifest("second", key: first.publicKey)) }
     }
 

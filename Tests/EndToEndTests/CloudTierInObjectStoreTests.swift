@@ -132,7 +132,7 @@ struct CloudTierInObjectStoreTests {
 
     @Test func aCloudTierThatIsDownGivesTimeoutAndThePickerKeepsServing() async throws {
         let setup = try await Setup.start(originalsInStore: false)
-        defer { setup.stop() }
+        defer { _ = setup.stop() }
         let harness = setup.harness
         let app = try await harness.registerApp("cloudy")
         try await harness.settings().setAccess(SetAccessRequest(app: "cloudy", readWrite: .full))

@@ -90,7 +90,7 @@ import Testing
         let harness = try ServiceHarness()
         defer { harness.stop() }
         let errorsURL = harness.root.appendingPathComponent("run.err")
-        FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorsURL.path, contents: nil)
         let (run, children) = try await startLightboxRun(harness, errors: try FileHandle(forWritingTo: errorsURL))
         defer { if run.isRunning { kill(run.processIdentifier, SIGINT); run.waitUntilExit() } }
         let names = Dictionary(uniqueKeysWithValues: children.map { ($0, Self.name(of: $0)) })

@@ -110,7 +110,7 @@ import Glibc
     @Test func aQueueOverflowRescansTheFoldersAndNoChangeIsLost() async throws {
         let setup = try await start(pickerOptions: ["--log-level", "notice"]) { folder in
             try FileManager.default.copyItem(at: LiveFolderTests.sample("harbour.jpg"), to: folder.appendingPathComponent("old.jpg"))
-            for name in [".flood-a", ".flood-b"] { FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: nil) }
+            for name in [".flood-a", ".flood-b"] { _ = FileManager.default.createFile(atPath: folder.appendingPathComponent(name).path, contents: nil) }
         }
         defer { live.finish(setup) }
         let folder = setup.folder

@@ -138,7 +138,7 @@ import Glibc
         // A photo written slowly, with pauses longer than the quiet period, then finished.
         let bytes = try Data(contentsOf: Self.sample("harbour.jpg"))
         let path = folder.appendingPathComponent("slow.jpg")
-        FileManager.default.createFile(atPath: path.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: path.path, contents: nil)
         let handle = try FileHandle(forWritingTo: path)
         let half = bytes.count / 2
         try handle.write(contentsOf: bytes.prefix(half))

@@ -35,8 +35,8 @@ import Testing
             try FileManager.default.createDirectory(at: legacy, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: 0o755])
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: harness.directory.dataDirectory.path)
-            FileManager.default.createFile(atPath: legacy.appendingPathComponent("old.txt").path, contents: Data("x".utf8),
-                                           attributes: [.posixPermissions: 0o644])
+            _ = FileManager.default.createFile(atPath: legacy.appendingPathComponent("old.txt").path, contents: Data("x".utf8),
+                                               attributes: [.posixPermissions: 0o644])
         }
         defer { harness.stop() }
         let data = harness.directory.dataDirectory
@@ -48,7 +48,7 @@ import Testing
         let app = try await harness.directory.connectToPicker(as: keyPair)
         let owner = try await harness.owner()
         let items = try await harness.pick(as: app) { assets in assets.filter { $0.fileName == "harbour.jpg" }.map(\.identifier) }
-        _ = try await try #require(items.first).itemProvider.loadDataRepresentation()
+        _ = try await #require(items.first).itemProvider.loadDataRepresentation()
         try await harness.settings().setAccess(SetAccessRequest(app: "private", readWrite: .full, addOnly: .allow))
         let harbour = try #require(try await owner.assets().first { $0.fileName == "harbour.jpg" })
         _ = try await ImageManager(picker: app).requestImage(ImageRequest(asset: harbour.identifier, targetWidth: 64, targetHeight: 64,

@@ -108,7 +108,7 @@ final class ServiceHarness: @unchecked Sendable {
         setExecutable(of: process, executables[name] ?? Self.binaries.appendingPathComponent(name),
                       ["--data", directory.dataDirectory.path, "--log-level", "warning"] + arguments)
         let log = root.appendingPathComponent("\(name).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         handle.seekToEndOfFile()
         process.standardOutput = handle

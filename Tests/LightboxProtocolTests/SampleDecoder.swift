@@ -24,7 +24,7 @@ final class SampleSource {
     static let keys = ["PixelWidth", "", "{Exif}", "quote \" key\n", "東京"]
     static let integers: [Int64] = [0, 1, -1, 9, 10, 4032, -99, 1_000_000_007, .max, .min, .max - 1, .min + 1]
     static let doubles: [Double] = [0, 1, -2.5, 12.345678901234, 1e-7, 1e21, 3_600_000.25, .ulpOfOne, 1e15, 999_999_999_999_999,
-                                    4_503_599_627_370_496, 9_007_199_254_740_993, 123_456_789.125, -0.0, 1e300, -1e-300]
+                                    4_503_599_627_370_496, 9_007_199_254_740_994, 123_456_789.125, -0.0, 1e300, -1e-300]
     /// Whole seconds and fractions, before 1970, from the Gregorian calendar's first day to the
     /// last second of year 9999 (dates outside are left to JSONEncoder).
     static let dates = [0, 1.7, -1.7, 1e9 + 0.999, 1_795_000_000, -2_208_988_800.5, 253_402_300_799, -12_219_292_800]

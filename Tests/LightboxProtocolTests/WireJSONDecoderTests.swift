@@ -227,7 +227,7 @@ import Testing
 
     @Test func decodesTheGoldenFixturesAsJSONDecoderDoes() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/golden").standardizedFileURL
-        func check<T: Codable>(_ name: String, _ type: T.Type) throws {
+        func check<T: Codable & SendableMetatype>(_ name: String, _ type: T.Type) throws {
             expectAgreement(type, try Data(contentsOf: folder.appendingPathComponent(name)), same: Self.sameJSON)
         }
         try check("pick-request.json", RequestEnvelope<PickRequest>.self)

@@ -28,7 +28,7 @@ struct S3ClientTests {
     /// A file of `count` pseudo-random bytes (a different pattern per seed), written a MiB at a time.
     func randomFile(_ count: Int, seed: UInt64) throws -> URL {
         let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("s3-test-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         var state = seed &+ 0x9E37_79B9_7F4A_7C15

@@ -116,7 +116,7 @@ final class PostgresCatalogStorageTests: Sendable {
     @Test func aLimitedAppPagesThroughItsSelectionAndTheAlbumsItFollows() async throws {
         try await withCatalog { storage in
             let records = Self.library(40)
-            try await storage.insert(records)
+            _ = try await storage.insert(records)
             let chosen = records.enumerated().filter { $0.offset % 5 == 0 }.map(\.element.identifier)
             let album = Album(identifier: "album-1", title: "Trip", createdAt: Date())
             try await storage.insert(album)
@@ -155,7 +155,7 @@ final class PostgresCatalogStorageTests: Sendable {
     @Test func tokensAreReadWithTheirAssetAndRevoked() async throws {
         try await withCatalog { storage in
             let record = Self.library(1)[0]
-            try await storage.insert([record])
+            _ = try await storage.insert([record])
             let tokens = ProviderTokenStore(storage: storage.providerTokens, lifetime: .seconds(60))
             let grant = try await tokens.issue(app: "frame", asset: record.identifier, pick: "pick-1")
             let (capability, asset) = try await tokens.capabilityAndAsset(of: grant.token, by: "frame", for: .load)
@@ -184,7 +184,7 @@ final class PostgresCatalogStorageTests: Sendable {
             var record = Self.library(1)[0]
             // A stored file's name begins with its content's hash, as the sweep reads it.
             record.storedPath = "ha/\(record.contentHash).jpg"
-            try await storage.insert([record])
+            _ = try await storage.insert([record])
             let edit = AssetEdit(asset: record.identifier, contentHash: "edited", storedPath: "ed/edited.jpg", type: .jpeg, pixelWidth: 4,
                                  pixelHeight: 4, duration: nil, fileSize: 10, properties: "{}", app: "darkroom", appName: "Darkroom",
                                  adjustment: AdjustmentData(format: "com.example.darkroom", version: "1.0", data: Data([1, 2, 3])),
@@ -204,7 +204,7 @@ final class PostgresCatalogStorageTests: Sendable {
     @Test func aRareFileNameIsFoundThroughItsTrigramIndex() async throws {
         try await withCatalog { storage in
             let records = Self.library(300)
-            try await storage.insert(records)
+            _ = try await storage.insert(records)
             // Many more rows, so the planner weighs a rare name's trigrams against walking the library.
             try await addBulkRows(50000, to: storage)
             let search = OwnerBrowse(search: LibrarySearch(parsing: "img_0017", timeZone: OwnerBrowseTests.utc))
@@ -278,7 +278,7 @@ final class PostgresCatalogStorageTests: Sendable {
             // before an earlier one (the advisory lock), so the tokens it reads step by one.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for start in stride(from: 0, to: records.count, by: 8) {
-                    group.addTask { try await storage.insert(Array(records[start..<start + 8])) }
+                    group.addTask { _ = try await storage.insert(Array(records[start..<start + 8])) }
                 }
                 try await group.waitForAll()
             }
