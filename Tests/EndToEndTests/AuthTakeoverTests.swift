@@ -74,7 +74,9 @@ struct AuthTakeoverTests {
         })
         defer { harness.stop() }
         try await harness.registerApp("stranded")
-        let settings = try await harness.settings(timeout: .seconds(30))
+        // Each of auth's database uses may wait 10 s for the server before giving up, and a loaded
+        // machine has taken more than 30 s over the refusal: a longer wait still tells "never".
+        let settings = try await harness.settings(timeout: .seconds(120))
         try await settings.setAccess(SetAccessRequest(app: "stranded", readWrite: .full))
 
         server.kill()
