@@ -234,8 +234,8 @@ struct BenchMediaCommand: AsyncParsableCommand {
     }
 
     func ratio(_ lightbox: Row, _ baseline: Row) -> String {
-        let base = Row.seconds(baseline.elapsed)
-        let value = base > 0 ? Row.seconds(lightbox.elapsed) / base : .infinity
+        let base = baseline.elapsed.seconds
+        let value = base > 0 ? lightbox.elapsed.seconds / base : .infinity
         return "  ratio lightbox / \(baseline.tool.split(separator: " ")[0]): " + String(format: "%.2f", value)
     }
 
@@ -252,14 +252,12 @@ struct BenchMediaCommand: AsyncParsableCommand {
         static let header = "files   done  skipped   total ms   ms/file"
 
         var line: String {
-            let perFile = files > 0 ? Self.seconds(elapsed) * 1000 / Double(files) : 0
-            let columns = String(format: "%5d  %5d  %7d  %9.1f  %8.2f", files, done, files - done, Self.seconds(elapsed) * 1000, perFile)
+            let perFile = files > 0 ? elapsed.seconds * 1000 / Double(files) : 0
+            let columns = String(format: "%5d  %5d  %7d  %9.1f  %8.2f", files, done, files - done, elapsed.seconds * 1000, perFile)
             return "  " + tool.padding(toLength: 32, withPad: " ", startingAt: 0) + columns + (note.isEmpty ? "" : "   (\(note))")
         }
 
-        static func seconds(_ duration: Duration) -> Double { duration.seconds }
-
-        static func milliseconds(_ duration: Duration) -> String { String(format: "%.0f", seconds(duration) * 1000) }
+        static func milliseconds(_ duration: Duration) -> String { String(format: "%.0f", duration.seconds * 1000) }
     }
 
     /// The item progress bar, drawn only when standard error is a terminal.
