@@ -21,7 +21,7 @@ asan: deps
 	$(SWIFT) build --scratch-path $(ASAN_BUILD) -Xswiftc -sanitize=address --product lightbox-picker
 
 ## The end-to-end suites that run again with both services' state on PostgreSQL (`TestDatabase`).
-POSTGRES_SUITES = AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests|PickAndLoadTests|LibraryQueryPagingTests|LibraryChangeTests|OwnerCatalogTests|MediaPlaneTests|SelectionLimitTests|VideoDeliveryTests|PickerFailoverTests
+POSTGRES_SUITES = OwnerWritesAllOrNothingTests|AuthorizationStoryTests|AuthorizationTableTests|DurabilityTests|AuditTrailTests|GrantTermTests|AlbumGrantTests|LocationConsentTests|DecisionCacheTests|AuthTakeoverTests|PickAndLoadTests|LibraryQueryPagingTests|LibraryChangeTests|OwnerCatalogTests|MediaPlaneTests|SelectionLimitTests|VideoDeliveryTests|PickerFailoverTests
 
 ## Build and pass every test: Swift unit and end-to-end tests, the Python client's type check and tests
 ## (against the package `make deps` installed), then the surface's tests in headless Chromium

@@ -108,6 +108,49 @@ import Testing
             == .badRequest)
     }
 
+    /// The owner adds a followed album to a limited selection: its watcher is told of the album's
+    /// members as insertions (those it saw already aside) before the owner's change is acknowledged,
+    /// and of their removal when the album is taken out again; asked after the fact, the same.
+    @Test func followingAnAlbumAndStoppingReachTheAppsWatcher() async throws {
+        let harness = try await ServiceHarness.start()
+        defer { harness.stop() }
+        let settings = try await harness.settings()
+        let harbour = try await harness.asset(named: "harbour.jpg"), portrait = try await harness.asset(named: "portrait.jpg")
+        let sunset = try await harness.asset(named: "sunset.png")
+        _ = try await harness.registerApp("curator")
+        _ = try await harness.registerApp("frame", preventAutomaticLimitedAccessAlert: true)
+        _ = try await settings.setAccess(SetAccessRequest(app: "curator", readWrite: .full))
+        let curator = try await harness.library(for: "curator")
+        let family = try await curator.createAlbum(title: "Family")
+        try await curator.add([harbour.identifier, portrait.identifier, sunset.identifier], toAlbum: family.identifier)
+        _ = try await settings.setAccess(SetAccessRequest(app: "frame", readWrite: .limited, selection: [sunset.identifier]))
+        let frame = try await harness.library(for: "frame")
+        let start = try await frame.libraryChanges(after: 0).token
+        let watch = Collector(frame.libraryChanges(since: start))
+        defer { watch.task.cancel() }
+        #expect(try await frame.fetchAssets(AssetQuery(limit: 10)).total == 1)
+
+        // Followed: harbour and portrait join what the frame sees; sunset it saw already.
+        _ = try await settings.setAccess(SetAccessRequest(app: "frame", readWrite: .limited, selection: [sunset.identifier],
+                                                          albums: [family.identifier]))
+        // In the log once the owner is answered; the watcher is told as the log is delivered.
+        #expect(Set(try await frame.libraryChanges(after: start).changes.flatMap(\.inserted)) == [harbour.identifier, portrait.identifier])
+        let joined = try await watch.wait { !$0.flatMap(\.inserted).isEmpty }
+        #expect(Set(joined.flatMap(\.inserted)) == [harbour.identifier, portrait.identifier])
+        #expect(try await frame.fetchAssets(AssetQuery(limit: 10)).total == 3)
+
+        // No longer followed: removed, sunset stays.
+        _ = try await settings.setAccess(SetAccessRequest(app: "frame", readWrite: .limited, selection: [sunset.identifier], albums: []))
+        let left = try await watch.wait { !$0.flatMap(\.removed).isEmpty }
+        #expect(Set(left.flatMap(\.removed)) == [harbour.identifier, portrait.identifier])
+        #expect(try await frame.fetchAssets(AssetQuery(limit: 10)).assets.map(\.identifier) == [sunset.identifier])
+        // Asked after the fact, the frame hears what its watcher heard; the curator, with full access, none of it.
+        #expect(try await curator.libraryChanges(after: start).changes.allSatisfy { $0.inserted.isEmpty && $0.removed.isEmpty })
+        // Replayed now, the follow is read against the selection as it is: only the removal remains.
+        let replayed = try await frame.libraryChanges(after: start).changes
+        #expect(Set(replayed.flatMap(\.removed)) == [harbour.identifier, portrait.identifier] && replayed.flatMap(\.inserted).isEmpty)
+    }
+
     @Test(.enabled(if: !TestDatabase.isPostgres, "adds its rows to catalog.sqlite directly (a SQLite test seam)"))
     func anAlbumOfAHundredThousandPagesThroughTheJoin() async throws {
         let harness = try await ServiceHarness.start()

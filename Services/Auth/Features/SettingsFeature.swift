@@ -35,6 +35,10 @@ struct SettingsFeature: Sendable {
             AuditEntry(app: app, operation: .settings, assetCount: applied.selectionCount,
                        outcome: .settings(readWrite: applied.access.readWrite, addOnly: applied.access.addOnly), at: Date())
         }
+        // Everything the request names is checked before anything is stored: a refused request
+        // changes nothing, the location included.
+        let albums = try AuthorizationStore.validatedAlbums(body.albums)
+        let term = try body.term.map(GrantTerms.validated)
         // The location first: the status changes announced next make the picker read both.
         if let location = body.location {
             let setting = try await store.location(of: app)
@@ -53,8 +57,8 @@ struct SettingsFeature: Sendable {
             update.readWrite = body.readWrite.map(AccessPolicy.status(for:))
             update.addOnly = body.addOnly.map(AccessPolicy.status(for:))
             update.selection = body.selection
-            update.albums = try AuthorizationStore.validatedAlbums(body.albums)
-            update.term = try body.term.map(GrantTerms.validated)
+            update.albums = albums
+            update.term = term
             changes = try await store.apply(update, to: app, auditLine: auditLine)
             if let term = update.term { await grantTerms.granted(until: term.until) }
         }

@@ -99,8 +99,14 @@ struct OwnerFeature: Sendable {
         return asset
     }
 
+    /// Deletes every asset named, or none: one that is not in the library refuses the request.
     func ownerDelete(_ body: DeleteAssetsRequest) async throws -> DeleteAssetsResponse {
-        DeleteAssetsResponse(deleted: try await catalog.remove(try body.validatedAssets()))
+        let assets = try body.validatedAssets()
+        let found = try await catalog.assets(assets)
+        if let missing = assets.first(where: { found[$0] == nil }) {
+            throw LightboxError(.notFound, "No asset \(missing) in the library; nothing was deleted.", details: ["asset": missing])
+        }
+        return DeleteAssetsResponse(deleted: try await catalog.remove(assets))
     }
 
     /// The least time between two import progress replies. A progress bar needs a few a second;
