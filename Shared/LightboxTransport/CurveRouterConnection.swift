@@ -41,7 +41,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     private var peer: PeerConnection?
     private var userID = ""
     /// The peer process, for unix-socket connections (read at accept).
-    private var credentials: PeerCredentials?
+    private let credentials: PeerCredentials?
     /// The launch the client said this connection belongs to (`service.hello`), once it has.
     private var launch: String?
     private var lastInput = NIODeadline.now()
@@ -82,8 +82,9 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         var idleCheck: Scheduled<Void>?
     }
 
-    init(socket: CurveRouterSocket, handshake: CurveServerHandshake, address: String) {
+    init(socket: CurveRouterSocket, handshake: CurveServerHandshake, address: String, credentials: PeerCredentials?) {
         self.socket = socket
+        self.credentials = credentials
         self.limits = socket.limits
         self.logger = socket.logger
         self.handshake = handshake
@@ -101,7 +102,6 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     func channelActive(context: ChannelHandlerContext) {
         context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: ZMTPFrameReader.serverGreeting)), promise: nil)
         let connection = NIOLoopBound(self, eventLoop: context.eventLoop)
-        PeerCredentials.of(context.channel).whenSuccess { connection.value.credentials = $0 }
         // A stranger gets a short time to say HELLO, and the whole handshake a longer one (identifying
         // a key may wait for lightbox-auth). Both are cancelled at READY and at close.
         for (limit, before) in [(limits.helloTimeout, Phase.initiate), (limits.handshakeTimeout, Phase.ready)] {
@@ -146,7 +146,7 @@ final class CurveRouterConnection: ChannelDuplexHandler {
     private func endHandshakeCount(_ context: ChannelHandlerContext) {
         guard isCountedAsHandshaking else { return }
         isCountedAsHandshaking = false
-        socket.handshakeEnded(context.channel, address: address)
+        socket.handshakeEnded(context.channel)
     }
 
     // MARK: Reading
@@ -189,7 +189,6 @@ final class CurveRouterConnection: ChannelDuplexHandler {
         if phase == .hello {
             let welcome = try handshake.welcome(answering: bytes)
             context.writeAndFlush(wrapOutboundOut(ZMTPFrameReader.frame(command: welcome)), promise: nil)
-            socket.helloReceived(context.channel)
             phase = .initiate
             return
         }

@@ -43,9 +43,10 @@ final class CurveRouterSocket: Sendable {
         /// Time from connecting to HELLO, and to READY.
         var helloTimeout: Duration
         var handshakeTimeout: Duration
-        /// Connections that have not reached READY, in all and from one address; more are closed at accept.
+        /// Connections that have not reached READY. A newcomer past it takes the place of the oldest
+        /// unfinished handshake of the source holding the most (`HandshakeSource`), so strangers from
+        /// one process or address cannot keep out anyone else.
         var handshakes: Int
-        var handshakesPerAddress: Int
         /// Connections of one app, of the owner, of one service.
         var connectionsPerApp: Int
         var connectionsPerOwner: Int
@@ -59,10 +60,9 @@ final class CurveRouterSocket: Sendable {
     private struct State {
         var peers: [Data: PeerConnection] = [:]
         var nextID: UInt64 = 1
-        var handshakes = 0
-        var handshakesByAddress: [String: Int] = [:]
-        /// Connections that have not sent HELLO yet, oldest first: the cheapest to let go.
-        var silent: [(id: ObjectIdentifier, channel: any Channel)] = []
+        /// Connections that have not reached READY, oldest first, and how many each source holds.
+        var unfinished: [(id: ObjectIdentifier, channel: any Channel, source: HandshakeSource)] = []
+        var unfinishedBySource: [HandshakeSource: Int] = [:]
         var connectionsByPrincipal: [String: Int] = [:]
         var identifying = 0
         var waitingToIdentify = CircularBuffer<WaitingIdentify>()
@@ -96,10 +96,11 @@ final class CurveRouterSocket: Sendable {
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: isTCP ? 1 : 0)
             .childChannelInitializer { [self] channel in
-                channel.eventLoop.makeCompletedFuture {
+                // The kernel's word on a unix-socket peer comes first: its process is its source.
+                PeerCredentials.of(channel).flatMapThrowing { credentials in
                     if isTCP { try channel.syncOptions?.setOption(.socketOption(.tcp_nodelay), value: 1) }
                     try channel.syncOptions?.setOption(.writeBufferWaterMark, value: .init(low: limits.outboundBytes / 2, high: limits.outboundBytes))
-                    try accept(channel, address: channel.remoteAddress?.ipAddress ?? "local")
+                    try self.accept(channel, address: channel.remoteAddress?.ipAddress ?? "local", credentials: credentials)
                 }
             }
         let channel: any Channel
@@ -124,57 +125,55 @@ final class CurveRouterSocket: Sendable {
 
     // MARK: Called from connections (their event loops)
 
-    /// A new connection's pipeline: its frame decoder, then its CURVE connection. Past the caps on
-    /// unfinished handshakes it is closed at once instead, before anything is read.
-    func accept(_ channel: any Channel, address: String) throws {
-        guard handshakeStarted(channel, address: address) else {
-            channel.close(promise: nil)
-            return
-        }
+    /// A new connection's pipeline: its frame decoder, then its CURVE connection.
+    func accept(_ channel: any Channel, address: String, credentials: PeerCredentials?) throws {
+        handshakeStarted(channel, from: HandshakeSource(remoteAddress: channel.remoteAddress, credentials: credentials))
         let frameBytes = limits.frameBytes + CurveServerHandshake.messageOverhead
         let decoder = ZMTPFrameDecoder(limits: .init(handshakeFrameBytes: limits.handshakeFrameBytes, frameBytes: frameBytes), budget: readBudget)
         try channel.pipeline.syncOperations.addHandlers([
             ByteToMessageHandler(decoder, maximumBufferSize: frameBytes + (256 << 10)),
-            CurveRouterConnection(socket: self, handshake: CurveServerHandshake(key: serverKey), address: address),
+            CurveRouterConnection(socket: self, handshake: CurveServerHandshake(key: serverKey), address: address,
+                                  credentials: credentials),
         ])
     }
 
-    /// Counts a new connection among the unfinished handshakes, or refuses it (false): from one
-    /// TCP address past `handshakesPerAddress`; past `handshakes` in all, unless a connection that
-    /// has not even sent HELLO can be closed for it (the oldest such), so that idle strangers cannot
-    /// keep a client that handshakes at once from getting in.
-    func handshakeStarted(_ channel: any Channel, address: String) -> Bool {
-        let (accepted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
-            if address != "local", state.handshakesByAddress[address, default: 0] >= limits.handshakesPerAddress { return (false, nil) }
-            var evicted: (any Channel)?
-            if state.handshakes >= limits.handshakes {
-                guard !state.silent.isEmpty else { return (false, nil) }
-                evicted = state.silent.removeFirst().channel
+    /// Counts a new connection among the unfinished handshakes. Past `handshakes` one of them is
+    /// closed to make room, and a newcomer is never refused: the oldest of the source that holds the
+    /// most, whatever its stage. A flood from one process (or one address) then only ever closes
+    /// its own connections, and a client that handshakes at once, holding one place, loses it only
+    /// when every place is held by a different source. (Oldest-first over all sources let a flood
+    /// of R connections a second close anyone whose handshake took longer than `handshakes` / R.)
+    func handshakeStarted(_ channel: any Channel, from source: HandshakeSource) {
+        let evicted = state.withLock { state -> (channel: any Channel, source: HandshakeSource)? in
+            var evicted: (channel: any Channel, source: HandshakeSource)?
+            if state.unfinished.count >= limits.handshakes {
+                // At most `handshakes` sources: the scan is bounded however many connect.
+                let largest = state.unfinishedBySource.max { ($0.value, $0.key == source ? 1 : 0) < ($1.value, $1.key == source ? 1 : 0) }
+                if let largest, let index = state.unfinished.firstIndex(where: { $0.source == largest.key }) {
+                    let removed = state.unfinished.remove(at: index)
+                    state.unfinishedBySource[removed.source, default: 1] -= 1
+                    if state.unfinishedBySource[removed.source] == 0 { state.unfinishedBySource[removed.source] = nil }
+                    evicted = (removed.channel, removed.source)
+                }
             }
-            state.handshakes += 1
-            state.handshakesByAddress[address, default: 0] += 1
-            state.silent.append((ObjectIdentifier(channel), channel))
-            return (true, evicted)
+            state.unfinished.append((ObjectIdentifier(channel), channel, source))
+            state.unfinishedBySource[source, default: 0] += 1
+            return evicted
         }
-        evicted?.close(promise: nil)
-        if !accepted { logger.debug("refused a connection at accept: too many unfinished handshakes", metadata: ["address": "\(address)"]) }
-        return accepted
+        if let evicted {
+            logger.debug("closed an unfinished handshake for a newcomer", metadata: ["source": "\(evicted.source)", "newcomer": "\(source)"])
+            evicted.channel.close(promise: nil)
+        }
     }
 
-    /// The connection sent its HELLO: it is no longer among the silent ones that may be closed for a newcomer.
-    func helloReceived(_ channel: any Channel) {
-        let id = ObjectIdentifier(channel)
-        state.withLock { state in state.silent.removeAll { $0.id == id } }
-    }
-
-    /// The connection from `address` reached READY or closed before it.
-    func handshakeEnded(_ channel: any Channel, address: String) {
+    /// The connection reached READY or closed before it.
+    func handshakeEnded(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
         state.withLock { state in
-            state.handshakes -= 1
-            let left = state.handshakesByAddress[address, default: 1] - 1
-            state.handshakesByAddress[address] = left > 0 ? left : nil
-            state.silent.removeAll { $0.id == id }
+            guard let index = state.unfinished.firstIndex(where: { $0.id == id }) else { return }
+            let source = state.unfinished.remove(at: index).source
+            state.unfinishedBySource[source, default: 1] -= 1
+            if state.unfinishedBySource[source] == 0 { state.unfinishedBySource[source] = nil }
         }
     }
 

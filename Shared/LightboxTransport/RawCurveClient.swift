@@ -14,18 +14,35 @@ final class RawCurveClient: @unchecked Sendable {
     private var curve: CurveClientHandshake?
     private var input = [UInt8]()
 
-    /// Connects to `ipc://PATH`, without a greeting yet.
+    /// Connects to `ipc://PATH` or `tcp://IPV4:PORT`, without a greeting yet.
     init(endpoint: String, receiveTimeout: Int = 20) throws {
-        guard endpoint.hasPrefix("ipc://") else { throw Failure(description: "only ipc endpoints") }
-        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let path = String(endpoint.dropFirst(6))
-        withUnsafeMutableBytes(of: &address.sun_path) { bytes in
-            for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
-        }
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        let connected: Int32
+        if endpoint.hasPrefix("ipc://") {
+            descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            let path = String(endpoint.dropFirst(6))
+            withUnsafeMutableBytes(of: &address.sun_path) { bytes in
+                for (index, byte) in path.utf8.prefix(bytes.count - 1).enumerated() { bytes[index] = byte }
+            }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+        } else if endpoint.hasPrefix("tcp://"), let colon = endpoint.lastIndex(of: ":"),
+                  let port = UInt16(endpoint[endpoint.index(after: colon)...]) {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, String(endpoint.dropFirst(6)[..<colon]), &address.sin_addr) == 1 else {
+                close(descriptor)
+                throw Failure(description: "not an IPv4 address: \(endpoint)")
+            }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+        } else {
+            throw Failure(description: "only ipc:// and tcp://IPV4:PORT endpoints")
         }
         guard connected == 0 else {
             close(descriptor)
@@ -51,6 +68,20 @@ final class RawCurveClient: @unchecked Sendable {
         let answer = try readFrame().body
         let nameLength = Int(answer.first ?? 0)
         return String(decoding: answer.dropFirst().prefix(nameLength), as: UTF8.self)
+    }
+
+    /// Greeting and HELLO, then nothing: a handshake left half done, which the server must answer
+    /// with WELCOME and then wait for. Reads nothing, so it never blocks on the server.
+    func sayHelloOnly(serverKey: String) throws {
+        try write(try Self.greetingAndHello(serverKey: serverKey))
+    }
+
+    /// The bytes a client sends before the server's first answer: its greeting and a HELLO from a
+    /// fresh short-term key. The server cannot tell a HELLO sent again from a new one, so one copy
+    /// serves a flood of half-done handshakes from another process.
+    static func greetingAndHello(serverKey: String) throws -> [UInt8] {
+        var curve = try CurveClientHandshake(keyPair: try CurveKeyPair.generate(), serverKey: serverKey)
+        return CurveClientHandshake.greeting + CurveClientHandshake.frame(try curve.hello(), isCommand: true)
     }
 
     // MARK: Sending

@@ -34,10 +34,9 @@ public final class RouterServer: Sendable {
         /// Time a new connection has to send HELLO, and to finish its handshake.
         public var helloTimeout: Duration = .seconds(5)
         public var handshakeTimeout: Duration = .seconds(30)
-        /// Connections that have not finished their handshake, in all and from one address: more
-        /// are closed as they are accepted.
+        /// Connections that have not finished their handshake. Past it a newcomer takes the place of
+        /// the oldest (one that has not sent HELLO first); no connection is refused at accept.
         public var maximumHandshakes = 256
-        public var maximumHandshakesPerAddress = 64
         /// Connections one app may hold at once; the owner and each service have their own caps.
         public var maximumConnectionsPerApp = 16
         public var maximumConnectionsPerOwner = 32
@@ -101,7 +100,7 @@ public final class RouterServer: Sendable {
             streamIdleTimeout: configuration.streamIdleTimeout, heartbeatInterval: configuration.heartbeatInterval,
             heartbeatTimeout: configuration.heartbeatTimeout, handshakeFrameBytes: configuration.maximumHandshakeFrameBytes,
             helloTimeout: configuration.helloTimeout, handshakeTimeout: configuration.handshakeTimeout,
-            handshakes: configuration.maximumHandshakes, handshakesPerAddress: configuration.maximumHandshakesPerAddress,
+            handshakes: configuration.maximumHandshakes,
             connectionsPerApp: configuration.maximumConnectionsPerApp, connectionsPerOwner: configuration.maximumConnectionsPerOwner,
             connectionsPerService: configuration.maximumConnectionsPerService, readBudgetBytes: configuration.readBudgetBytes,
             identifiesInFlight: configuration.maximumIdentifiesInFlight)
