@@ -51,7 +51,7 @@ struct BenchLoadCommand: AsyncParsableCommand {
         defer { processes.stop() }
 
         // Register, pick with a scripted owner, then load through the token.
-        let ownerKey = try await waitForOwnerKey(directory)
+        let ownerKey = try await waitForKeys(directory)
         let registry = AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
         let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("bench"))
         try await registry.register(AppManifest(id: "bench", name: "Benchmark", publicKey: appKey.publicKey))
@@ -65,7 +65,8 @@ struct BenchLoadCommand: AsyncParsableCommand {
         try await owner.choose([asset.identifier], for: pick.pick)
         guard let item = try await picked.first else { throw ValidationError("the benchmark pick came back empty") }
         if local {
-            return try await BenchLocalLoad(app: app, token: item.itemProvider.descriptor.token, rounds: max(rounds, 1)).run()
+            return try await BenchLocalLoad(app: app, token: item.itemProvider.descriptor.token, rounds: max(rounds, 1),
+                                            original: original).run()
         }
 
         // The baseline: the same bytes over a bare CURVE pair, same chunk size and credit.
@@ -123,8 +124,11 @@ struct BenchLoadCommand: AsyncParsableCommand {
         print("  peak memory during the bare transfers: server \(mib(rawPeaks.server)), client \(mib(rawPeaks.client))")
     }
 
-    func waitForOwnerKey(_ directory: ServiceDirectory) async throws -> CurveKeyPair {
+    /// The owner's key pair, once it and the picker's public key are there: a connection waits only
+    /// 5 s for a service's key, and a loaded machine can take longer to start a picker.
+    func waitForKeys(_ directory: ServiceDirectory) async throws -> CurveKeyPair {
         _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
+        _ = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(60))
         return try directory.ownerKeyPair()
     }
 }

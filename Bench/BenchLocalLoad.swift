@@ -8,13 +8,16 @@ import Glibc
 #endif
 
 /// `bench load --local`: a token's file handed over as a descriptor (`provider.open`, the delivery
-/// socket, then reading the descriptor to its end) against `cat FILE > /dev/null` of the same file,
-/// in alternating rounds with the page cache warm for both. Prints the median MB/s of each and
-/// their ratio.
+/// socket, then reading the descriptor to its end) against `cat FILE > /dev/null` of the same
+/// bytes, in alternating rounds with the page cache warm for both. Prints the median MB/s of each
+/// and their ratio, and what was handed over: the library's file, or (to a process of the picker's
+/// own user, as the bench is) a sealed memory copy of it.
 struct BenchLocalLoad {
     let app: DealerConnection
     let token: String
     let rounds: Int
+    /// The file the picker imported, which `cat` reads when the descriptor is a copy.
+    let original: URL
 
     /// Bytes read per call, like a plain reader's buffer.
     static let readSize = 1 << 20
@@ -22,9 +25,11 @@ struct BenchLocalLoad {
     func run() async throws {
         // A first delivery also tells which file the picker hands out: cat reads that very file.
         let (warm, _) = try await delivered()
-        let file = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(warm)")
+        let link = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(warm)")
         close(warm)
-        guard file.hasPrefix("/") else { throw LightboxError(.internal, "the delivered descriptor is not a file of the library: \(file)") }
+        let isCopy = link.hasPrefix("/memfd:")
+        let file = isCopy ? original.path : link
+        guard file.hasPrefix("/") else { throw LightboxError(.internal, "the delivered descriptor is neither a file nor a sealed copy: \(link)") }
         let bytes = try await cat(file).bytes
         var lightboxRates: [Double] = []
         var catRates: [Double] = []
@@ -43,7 +48,8 @@ struct BenchLocalLoad {
         }
         let lightbox = BenchStatistics.median(lightboxRates)
         let baseline = BenchStatistics.median(catRates)
-        print("bench load --local: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB, \(rounds) rounds, page cache warm")
+        print("bench load --local: \(String(format: "%.1f", Double(bytes) / 1_048_576)) MiB, \(rounds) rounds, page cache warm, "
+              + (isCopy ? "delivered as a sealed memory copy (this process runs as the picker's user)" : "delivered as the library's file"))
         print(String(format: "  provider.open + descriptor read : %8.1f MB/s (median)", lightbox))
         print(String(format: "  cat FILE > /dev/null            : %8.1f MB/s (median)", baseline))
         print(String(format: "  ratio lightbox/cat              : %8.2f (goal ≥ 0.9)", lightbox / baseline))

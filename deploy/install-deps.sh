@@ -14,6 +14,7 @@ test_packages=(chromium chromium-driver  # the owner's surface is tested in head
   python3-venv                           # the Python package is tested from a fresh virtual environment
   xdg-desktop-portal dbus dbus-bin       # lightbox-portal is tested behind Debian's portal frontend on a private session bus
   python3-dbusmock python3-gi            # the desktop's own file chooser backend, and the desktop apps, in those tests
+  bubblewrap fuse3                       # a Flatpak-style sandbox app, and the document portal's FUSE file system it sees
   libglib2.0-bin                         # gdbus: the tests wait for names on that bus
   libvips-tools                          # vips, vipsthumbnail: `bench import`'s photos and baseline, checked by its smoke test
   postgresql                             # initdb, postgres: the PostgreSQL storage tests start a server in a temporary folder

@@ -69,8 +69,8 @@ final class DBusValue: @unchecked Sendable {
         return printed.map { String(cString: $0) } ?? ""
     }
 
-    /// A FileChooser method's reply, `(u a{sv})`: the response, and the `uris` and
-    /// `current_filter` results when given.
+    /// A FileChooser method's reply, `(u a{sv})`: the response, and the `uris` (always read-only:
+    /// `writable` false) and `current_filter` results when given.
     static func fileChooserReply(_ response: UInt32, uris: [String]? = nil, currentFilter: DBusValue? = nil) -> DBusValue {
         // A NULL-terminated array of C strings (never empty, so its storage has an address).
         var pointers: [UnsafePointer<gchar>?] = (uris ?? []).map { UnsafePointer(strdup($0)) } + [nil]

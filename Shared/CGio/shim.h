@@ -7,12 +7,17 @@
 #include <gio/gio.h>
 
 /// The (u a{sv}) reply of a FileChooser method: the response code, and `uris` (when `has_uris`;
-/// `count` of them) and `current_filter` (when not NULL, a (sa(us)) value) in its results.
+/// `count` of them, with `writable` false: xdg-desktop-portal exports files to a sandboxed app
+/// read-write unless the backend says otherwise) and `current_filter` (when not NULL, a (sa(us))
+/// value) in its results.
 static inline GVariant *lightbox_file_chooser_reply(guint32 response, gboolean has_uris, const gchar *const *uris, gssize count,
                                                     GVariant *current_filter) {
     GVariantBuilder results;
     g_variant_builder_init(&results, G_VARIANT_TYPE_VARDICT);
-    if (has_uris) g_variant_builder_add(&results, "{sv}", "uris", g_variant_new_strv(uris, count));
+    if (has_uris) {
+        g_variant_builder_add(&results, "{sv}", "uris", g_variant_new_strv(uris, count));
+        g_variant_builder_add(&results, "{sv}", "writable", g_variant_new_boolean(FALSE));
+    }
     if (current_filter != NULL) g_variant_builder_add(&results, "{sv}", "current_filter", current_filter);
     return g_variant_new("(u@a{sv})", response, g_variant_builder_end(&results));
 }

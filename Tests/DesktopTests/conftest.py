@@ -49,8 +49,8 @@ def make_photo(folder, name="summit.jpg"):
 class App:
     """A desktop app choosing files: desktop_app.py as a process, its JSON lines read as they come."""
 
-    def __init__(self, session, *arguments):
-        self.process = subprocess.Popen([SYSTEM_PYTHON, os.path.join(HERE, "desktop_app.py"), *arguments],
+    def __init__(self, session, *arguments, sandbox=()):
+        self.process = subprocess.Popen([*sandbox, SYSTEM_PYTHON, os.path.join(HERE, "desktop_app.py"), *arguments],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                         env=session.environment)
         self.lines = queue.Queue()
@@ -94,9 +94,13 @@ class DesktopSession:
         self.deliveries = os.path.join(root, "delivered")
         self.portal_log = os.path.join(root, "lightbox-portal.log")
         self.write_activation_file(os.path.join(share, "dbus-1", "services"))
+        # The session's runtime folder: the real xdg-document-portal, activated by the frontend,
+        # mounts its FUSE file system at doc/ in it.
+        self.runtime = os.path.join(root, "runtime")
+        os.makedirs(self.runtime, mode=0o700)
         # The bus finds our service file through XDG_DATA_DIRS, as a per-user install's would be found.
         self.environment = dict(os.environ, XDG_DATA_DIRS=f"{share}:/usr/local/share:/usr/share",
-                                XDG_DATA_HOME=os.path.join(root, "home-share"))
+                                XDG_DATA_HOME=os.path.join(root, "home-share"), XDG_RUNTIME_DIR=self.runtime)
         self.start_bus()
         self.start("mock", [SYSTEM_PYTHON, "-m", "dbusmock", "--template", os.path.join(HERE, "mock_file_chooser.py")])
         self.wait_for_name("org.freedesktop.impl.portal.desktop.mock")
@@ -165,6 +169,27 @@ class DesktopSession:
     def app(self, *arguments):
         return App(self, *arguments)
 
+    def sandbox(self, app_id):
+        """A Flatpak-style sandbox for a program, as flatpak makes one: bubblewrap with a tmpfs root
+        holding /.flatpak-info (how xdg-desktop-portal tells a Flatpak app and its id), the system
+        read-only, the session bus's socket, and the document portal's view for `app_id` at
+        $XDG_RUNTIME_DIR/doc — and nothing else of the host."""
+        info = os.path.join(self.root, f"flatpak-info-{app_id}")
+        with open(info, "w") as handle:
+            handle.write(f"[Application]\nname={app_id}\n")
+        bus = self.environment["DBUS_SESSION_BUS_ADDRESS"].split("unix:path=", 1)[1].split(",", 1)[0]
+        documents = os.path.join(self.runtime, "doc")
+        # bwrap reads the file for /.flatpak-info from descriptor 3, which the shell opens.
+        return ["sh", "-c", 'exec "$@" 3<"$0"', info, shutil.which("bwrap"),
+                "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                "--symlink", "usr/bin", "/bin", "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+                "--ro-bind", HERE, HERE, "--bind", bus, bus,
+                "--bind", os.path.join(documents, "by-app", app_id), documents,
+                "--file", "3", "/.flatpak-info", "--"]
+
+    def sandboxed_app(self, app_id, *arguments):
+        return App(self, *arguments, sandbox=self.sandbox(app_id))
+
     def mock_calls(self):
         app = self.app("mock-calls")
         calls = app.next()["calls"]
@@ -213,7 +238,8 @@ def stack():
 
 @pytest.fixture(scope="session")
 def desktop(stack):
-    for tool in (FRONTEND, SYSTEM_PYTHON, shutil.which("dbus-run-session"), shutil.which("gdbus")):
+    for tool in (FRONTEND, SYSTEM_PYTHON, shutil.which("dbus-run-session"), shutil.which("gdbus"), shutil.which("bwrap"),
+                 "/usr/libexec/xdg-document-portal"):
         assert tool and os.path.exists(tool), f"{tool} is missing; run deploy/install-deps.sh"
     root = tempfile.mkdtemp(prefix="lbd-bus-", dir="/tmp")
     session = DesktopSession(root, stack)

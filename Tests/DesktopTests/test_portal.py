@@ -2,6 +2,7 @@
 picks on the owner's sheet and arrive as private files; everything else is the desktop's own
 backend's, untouched. The timings asked for are printed (pytest -s) as `portal timing:` lines."""
 
+import hashlib
 import json
 import os
 import statistics
@@ -292,3 +293,65 @@ def test_a_request_from_an_app_id_that_is_not_one_is_answered_2(stack, desktop):
     assert answer["response"] == 2
     assert "is not a desktop app id" in desktop.portal_log_text()
     assert pending(stack) == []
+
+
+# MARK: Nothing delivered can write back
+
+# Run in the sandbox with the document's path: what the app can and cannot do with its photo.
+PROBE = r"""
+import hashlib, json, os, sys
+path, host_path = sys.argv[1:3]
+def attempt(action):
+    try:
+        action()
+        return "succeeded"
+    except OSError as error:
+        return error.strerror
+def create_beside():
+    os.close(os.open(os.path.join(os.path.dirname(path), "beside.jpg"), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+print(json.dumps({
+    "read": hashlib.sha256(open(path, "rb").read()).hexdigest(),
+    "open for writing": attempt(lambda: os.close(os.open(path, os.O_WRONLY | os.O_APPEND))),
+    "open read-write": attempt(lambda: os.close(os.open(path, os.O_RDWR))),
+    "chmod": attempt(lambda: os.chmod(path, 0o666)),
+    "create beside": attempt(create_beside),
+    "rename": attempt(lambda: os.rename(path, path + ".moved")),
+    "host path visible": os.path.exists(host_path),
+}))
+"""
+
+
+def test_a_sandboxed_app_gets_its_photo_read_only_through_the_document_portal(stack, desktop):
+    app = desktop.sandboxed_app(VIEWER_ID, "open-file", "--title", "Open", "--filter", IMAGES)
+    app.next()
+    assert "handle" in app.next()
+    [pick] = pending(stack, wait_ms=10_000)
+    choose(stack, pick.pick, ["portrait.jpg"])
+    [path] = paths(app.next())
+    app.finish()
+    # The app sees its photo under the document portal's mount, not the host's file.
+    documents = os.path.join(desktop.runtime, "doc")
+    assert path.startswith(documents + "/"), path
+    delivered = [os.path.join(folder, name) for folder, _, names in os.walk(os.path.join(desktop.deliveries, VIEWER_ID))
+                 for name in names if name == "portrait.jpg"]
+    assert delivered, "lightbox-portal delivered no file for the app"
+
+    probe = subprocess.run([*desktop.sandbox(VIEWER_ID), "/usr/bin/python3", "-c", PROBE, path, delivered[0]],
+                           capture_output=True, text=True, timeout=60, env=desktop.environment)
+    assert probe.returncode == 0, probe.stderr
+    seen = json.loads(probe.stdout)
+    print("portal sandbox:", seen)
+    # The document portal holds the document read-only for the app (xdg-desktop-portal asked so
+    # because lightbox-portal answered writable=false).
+    document = os.path.relpath(path, documents).split("/")[0]
+    info = subprocess.run(["gdbus", "call", "--session", "--dest", "org.freedesktop.portal.Documents",
+                           "--object-path", "/org/freedesktop/portal/documents", "--method", "org.freedesktop.portal.Documents.Info", document],
+                          capture_output=True, text=True, env=desktop.environment, timeout=30).stdout
+    assert f"'{VIEWER_ID}': ['read', 'grant-permissions']" in info, info
+    assert seen["read"] == hashlib.sha256(contents(os.path.join(SAMPLES, "portrait.jpg"))).hexdigest()
+    for action in ("open for writing", "open read-write", "chmod", "create beside", "rename"):
+        assert seen[action] != "succeeded", f"the sandboxed app could {action} its photo"
+    assert not seen["host path visible"]
+    # And the file lightbox-portal delivered is as it was.
+    assert contents(delivered[0]) == contents(os.path.join(SAMPLES, "portrait.jpg"))
+    private(delivered[0], desktop)

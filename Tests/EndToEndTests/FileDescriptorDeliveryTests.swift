@@ -47,6 +47,33 @@ import Glibc
         #expect(fcntl(descriptor, F_GETFL) & O_ACCMODE == O_RDONLY)
     }
 
+    /// `descriptor` is a sealed memory copy holding `original`: written through a reopen of
+    /// /proc/self/fd/N, after a chmod or not, nothing changes, and it cannot be resized. (Tests run
+    /// as root, which may reopen any file for writing: the seals refuse the writes themselves.)
+    func expectNoWayBack(_ descriptor: Int32, original: Data) throws {
+        let path = "/proc/self/fd/\(descriptor)"
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: path).hasPrefix("/memfd:"))
+        let seals = fcntl(descriptor, Self.getSeals)
+        #expect(seals >= 0 && seals & Self.sealWrite != 0 && seals & Self.sealSeal != 0, "seals \(seals)")
+        var status = stat()
+        #expect(fstat(descriptor, &status) == 0 && status.st_mode & 0o777 == 0o400, "mode \(String(status.st_mode & 0o777, radix: 8))")
+        let byte: [UInt8] = [0x41]
+        for mode in [O_RDWR, O_WRONLY, O_WRONLY | O_APPEND, O_WRONLY | O_TRUNC] {
+            let reopened = open(path, mode | O_CLOEXEC)
+            guard reopened >= 0 else { continue }  // refused outright: as it is for any user but root
+            #expect(write(reopened, byte, 1) == -1 && errno == EPERM, "a write through a reopen (mode \(mode)) went through")
+            #expect(ftruncate(reopened, 0) == -1)
+            close(reopened)
+        }
+        _ = fchmod(descriptor, 0o666)
+        let afterChmod = open(path, O_RDWR | O_CLOEXEC)
+        if afterChmod >= 0 {
+            #expect(write(afterChmod, byte, 1) == -1 && errno == EPERM, "a write after chmod went through")
+            close(afterChmod)
+        }
+        #expect(try contents(of: descriptor) == original)
+    }
+
     @Test func anOriginalArrivesAsAReadOnlyDescriptorAndTheAuditNamesTheProcess() async throws {
         let harness = try await ServiceHarness.start()
         defer { harness.stop() }
@@ -62,9 +89,9 @@ import Glibc
         defer { close(descriptor) }
         #expect(try contents(of: descriptor) == original)
         expectReadOnly(descriptor)
-        // The original itself, not a copy of it.
-        let link = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(descriptor)")
-        #expect(link.hasPrefix(harness.directory.dataDirectory.appendingPathComponent("picker/originals").path), "\(link)")
+        // This process runs as the picker's user, so it gets a sealed copy, never the library's file:
+        // neither a reopen of /proc/self/fd/N nor a chmod first lets it write.
+        try expectNoWayBack(descriptor, original: original)
 
         // The client takes the same way by itself, and says what a stream would.
         let destination = harness.root.appendingPathComponent("mine.jpg")
@@ -98,8 +125,8 @@ import Glibc
         #expect(try harness.metadata(of: jpeg).type == .jpeg)
         #expect(jpeg == (try await streamed(webp, as: .jpeg)))
         expectReadOnly(derivative)
-        let link = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(derivative)")
-        #expect(link.hasPrefix(harness.directory.dataDirectory.appendingPathComponent("picker/derived").path), "\(link)")
+        // The cached derivative is the picker's too: a sealed copy of it.
+        try expectNoWayBack(derivative, original: jpeg)
 
         // Without location: a sealed memory copy, which the receiver cannot write, shrink or grow.
         let located = try await harness.pickProvider(named: "harbour.jpg", as: app, PickerConfiguration(stripMetadata: .location))

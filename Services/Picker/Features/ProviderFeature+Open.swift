@@ -8,8 +8,9 @@ import Glibc
 #endif
 
 /// `provider.open`: what `provider.load` would stream, handed to a process on this host as a
-/// read-only file descriptor on the delivery socket (`DeliverySocket`): the original or the cached
-/// derivative itself when nothing must change, a sealed memory copy when metadata is removed.
+/// read-only file descriptor on the delivery socket (`DeliverySocket`): a sealed memory copy when
+/// metadata is removed or the process could change the file itself (same user, root), else the
+/// original or the cached derivative itself.
 extension ProviderFeature {
     func open(_ app: AppID, _ body: OpenRequest, _ context: inout RequestContext) async throws -> FileTicket {
         guard let process = context.request.peerCredentials, let socket = deliverySocketPath() else {
@@ -26,8 +27,9 @@ extension ProviderFeature {
                           suggestedName: loadable.asset.suggestedName, expiresIn: Int(tickets.lifetime.components.seconds))
     }
 
-    /// Opens `file` read-only (a sealed copy of it when metadata was removed) and gives the
-    /// descriptor to a new ticket for `process`.
+    /// Opens `file` read-only (a sealed copy of it when metadata was removed, or when `process`
+    /// could write to the file itself: `SealedCopy.isNeeded`) and gives the descriptor to a new
+    /// ticket for `process`.
     private func ticketForFile(
         _ file: URL, loadable: Loadable, app: AppID, process: PeerCredentials, tickets: FileTickets
     ) async throws -> (ticket: String, fileSize: Int64) {
@@ -40,7 +42,8 @@ extension ProviderFeature {
         }
         let size = opened.size
         let descriptor = opened.takeDescriptor()
-        let sealed = Representations.removal(loadable.removal, for: loadable.asset) != .none
+        let sealed = SealedCopy.isNeeded(for: process, fileAt: descriptor,
+                                         removesMetadata: Representations.removal(loadable.removal, for: loadable.asset) != .none)
         let reservation: FileTickets.Reservation
         do {
             reservation = try tickets.reserve(app: app.rawValue, asset: loadable.asset.identifier, process: process, fileSize: size,
