@@ -55,6 +55,9 @@ actor LibraryChangeFeed {
         }
     }
 
+    /// Whether `app` has a watch open.
+    func isWatched(_ app: String) -> Bool { watchers[app]?.isEmpty == false }
+
     func add(_ watcher: Watcher, for app: String) {
         var list = watchers[app, default: []]
         if list.count >= Self.watchesPerApp {

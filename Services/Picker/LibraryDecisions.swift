@@ -14,6 +14,9 @@ struct LibraryDecisions: Sendable {
     /// App launches already reported to auth (`auth.launch`).
     let launches: LaunchNotices
     let logger: Logger
+    /// Told when an app's selection changes, so that its library watchers hear of albums it began
+    /// or stopped following (the change log records them with the selection).
+    var changeFeed: LibraryChangeFeed? = nil
 
     /// How long the follow stream may be silent: auth sends a keep-alive every second, so a longer
     /// silence means auth is gone and the stream is started again. (A restart is noticed at once:
@@ -26,15 +29,21 @@ struct LibraryDecisions: Sendable {
             auth.post(.appLaunched, AppLaunch(app: app, connection: origin.connection, launch: origin.launch))
         }
         if let cached = cache.decision(action, for: app, connection: auth.disconnections) { return cached }
+        guard let decision = try await fetch(app, auth: auth).decision(action) else {
+            throw LightboxError(.internal, "lightbox-auth sent no decision for \(action.rawValue); is it the same version as the picker?")
+        }
+        return decision
+    }
+
+    /// Asks auth for the app's decisions and stores its selection, then the decisions.
+    private func fetch(_ app: String, auth: DealerConnection) async throws -> AppDecisions {
         let answer = try await auth.request(.decisions, AppDecisionsRequest(app: app), as: AppDecisions.self)
         // The selection first, then the cache: a cached `selection` scope always finds its rows.
         if try await selections.replace(app: app, with: answer.selection, albums: answer.albums ?? [], version: answer.version) {
             cache.store(answer)
+            changeFeed?.libraryChanged()
         }
-        guard let decision = answer.decision(action) else {
-            throw LightboxError(.internal, "lightbox-auth sent no decision for \(action.rawValue); is it the same version as the picker?")
-        }
-        return decision
+        return answer
     }
 
     /// Follows auth's announcements until cancelled, starting again whenever the stream ends.
@@ -55,6 +64,15 @@ struct LibraryDecisions: Sendable {
                         continue
                     }
                     cache.drop(changed.apps, at: changed.version)
+                    // Watched apps' selections are stored now, not at their next request: the albums
+                    // they began or stopped following reach their watchers before the owner is answered.
+                    for app in changed.apps where await changeFeed?.isWatched(app) == true {
+                        do {
+                            _ = try await fetch(app, auth: auth)
+                        } catch {
+                            logger.notice("could not store a watched app's new selection", metadata: ["app": "\(app)", "error": "\(error)"])
+                        }
+                    }
                     // Confirmed once dropped: auth answers the owner's change only after this.
                     _ = try? await auth.request(.decisionsApplied, DecisionsApplied(follower: changed.follower, version: changed.version),
                                                 as: Empty.self)

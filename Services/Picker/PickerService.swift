@@ -134,7 +134,7 @@ public final class PickerService: Service {
         let auditReporter = AuditReporter()
         self.auditReporter = auditReporter
         decisions = LibraryDecisions(cache: DecisionCache(), selections: storage.selections, launches: LaunchNotices(),
-                                     logger: logger)
+                                     logger: logger, changeFeed: changeFeed)
         access = LibraryAccess(decisions: decisions, auth: auth, auditor: auditReporter, catalog: catalog)
         let sharedDerivatives = try configuration.derivedObjectStore.map { try $0.makeShared(logger: logger) }
         tokens = ProviderTokenStore(storage: storage.providerTokens, lifetime: configuration.tokenLifetime, audit: auditReporter)

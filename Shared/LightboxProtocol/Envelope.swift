@@ -102,7 +102,14 @@ extension RequestEnvelope {
         if let body = WireJSONDecoder.fastDecode(Body.self, member: "body", from: header) { return body }
         // Not read plainly, or no body: JSONDecoder, since a second fast attempt would parse the
         // frame again only to give up the same way (audit batches, whose dates it leaves to JSONDecoder).
-        if let body = try WireCoding.makeDecoder().decode(BodyOnly.self, from: header).body { return body }
+        let decoded: BodyOnly
+        do {
+            decoded = try WireCoding.makeDecoder().decode(BodyOnly.self, from: header)
+        } catch DecodingError.dataCorrupted(let context) where context.codingPath.isEmpty {
+            // "Not valid JSON", without a member: JSONDecoder's words for a number outside its type.
+            throw WireJSONDecoder.numberMisfit(Body.self, member: "body", in: header) ?? DecodingError.dataCorrupted(context)
+        }
+        if let body = decoded.body { return body }
         return try WireJSONDecoder.decode(Body.self, from: Data("{}".utf8))
     }
 

@@ -35,6 +35,21 @@ public enum WireJSONDecoder {
         return value
     }
 
+    /// What JSONDecoder's "The given data was not valid JSON" meant, when the frame is valid JSON
+    /// and that was a number that does not fit its member's type (`10.5` or `1e30` for an Int,
+    /// `2^63` for an Int64, `1e999` for a Double): that error, with the member's coding path and
+    /// a sentence, which JSONDecoder on Linux gives neither of. Nil when it is not that.
+    static func numberMisfit<T: Decodable>(_ type: T.Type, member name: String, in data: Data) -> DecodingError? {
+        guard let document = WireJSONDocument(data), document.nodes.first?.kind == .object,
+              let node = document.member(named: name, in: 0) else { return nil }
+        _ = try? ValueDecoder(document: document, node: node).decode(type)
+        guard let (misfit, expected) = document.misfit else { return nil }
+        let text = String(decoding: document.bytes[document.nodes[misfit].text], as: UTF8.self)
+        let kind = expected is any BinaryFloatingPoint.Type ? "a number of" : "a whole number that fits"
+        return .dataCorrupted(.init(codingPath: document.codingPath(to: misfit),
+                                    debugDescription: "\(text) is not \(kind) \(expected)"))
+    }
+
     /// Thrown where JSONDecoder may decide otherwise; the frame then goes to JSONDecoder.
     struct GiveUp: Error {}
 
@@ -94,18 +109,18 @@ extension WireJSONDecoder {
         }
 
         func decode(_: String.Type) throws -> String { try read(document.string(node)) }
-        func decode(_ type: Double.Type) throws -> Double { try read(document.floatingPoint(node, as: type)) }
-        func decode(_ type: Float.Type) throws -> Float { try read(document.floatingPoint(node, as: type)) }
-        func decode(_ type: Int.Type) throws -> Int { try read(document.integer(node, as: type)) }
-        func decode(_ type: Int8.Type) throws -> Int8 { try read(document.integer(node, as: type)) }
-        func decode(_ type: Int16.Type) throws -> Int16 { try read(document.integer(node, as: type)) }
-        func decode(_ type: Int32.Type) throws -> Int32 { try read(document.integer(node, as: type)) }
-        func decode(_ type: Int64.Type) throws -> Int64 { try read(document.integer(node, as: type)) }
-        func decode(_ type: UInt.Type) throws -> UInt { try read(document.integer(node, as: type)) }
-        func decode(_ type: UInt8.Type) throws -> UInt8 { try read(document.integer(node, as: type)) }
-        func decode(_ type: UInt16.Type) throws -> UInt16 { try read(document.integer(node, as: type)) }
-        func decode(_ type: UInt32.Type) throws -> UInt32 { try read(document.integer(node, as: type)) }
-        func decode(_ type: UInt64.Type) throws -> UInt64 { try read(document.integer(node, as: type)) }
+        func decode(_ type: Double.Type) throws -> Double { try number(document.floatingPoint(node, as: type)) }
+        func decode(_ type: Float.Type) throws -> Float { try number(document.floatingPoint(node, as: type)) }
+        func decode(_ type: Int.Type) throws -> Int { try number(document.integer(node, as: type)) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try number(document.integer(node, as: type)) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try number(document.integer(node, as: type)) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try number(document.integer(node, as: type)) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try number(document.integer(node, as: type)) }
+        func decode(_ type: UInt.Type) throws -> UInt { try number(document.integer(node, as: type)) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try number(document.integer(node, as: type)) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try number(document.integer(node, as: type)) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try number(document.integer(node, as: type)) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try number(document.integer(node, as: type)) }
 
         @available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
         func decode(_: Int128.Type) throws -> Int128 { throw document.giveUp() }
@@ -168,6 +183,12 @@ extension WireJSONDecoder {
         private func read<Value>(_ value: Value?) throws -> Value {
             guard let value else { throw document.giveUp() }
             return value
+        }
+
+        /// As `read`, noting a number that does not fit `Value` (`WireJSONDocument.misfit`).
+        private func number<Value>(_ value: Value?) throws -> Value {
+            if value == nil { document.noteMisfit(node, as: Value.self) }
+            return try read(value)
         }
     }
 }

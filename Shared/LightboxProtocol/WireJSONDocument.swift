@@ -47,6 +47,19 @@ final class WireJSONDocument {
         self.nodes = nodes
     }
 
+    /// The first number node that did not fit the type asked of it, and that type, when JSONDecoder
+    /// would not have read it either (`1.0` as an Int it reads, so that is no misfit).
+    private(set) var misfit: (node: Int, type: Any.Type)?
+
+    func noteMisfit(_ node: Int, as type: Any.Type) {
+        guard misfit == nil, nodes[node].kind == .number else { return }
+        if type is any FixedWidthInteger.Type, let value = Double(String(decoding: bytes[nodes[node].text], as: UTF8.self)),
+           value.rounded() == value, abs(value) < 0x1p53 {
+            return
+        }
+        misfit = (node, type)
+    }
+
     /// Marks the decoding as not to be trusted; returns the error to throw.
     func giveUp() -> WireJSONDecoder.GiveUp {
         gaveUp = true

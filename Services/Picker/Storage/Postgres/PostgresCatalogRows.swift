@@ -97,10 +97,11 @@ extension TokenRecord {
 }
 
 extension LibraryChangeLog.Entry {
-    static let postgresColumns = "token, kind, asset, album, at"
+    static let postgresColumns = "token, kind, asset, album, at, app"
 
     init(postgres row: PostgresRow) throws {
         var cells = PostgresCells(row)
-        self.init(token: try cells.next(), kind: try cells.next(), asset: try cells.next(), album: try cells.next(), at: try cells.next())
+        self.init(token: try cells.next(), kind: try cells.next(), asset: try cells.next(), album: try cells.next(), at: try cells.next(),
+                  app: try cells.next())
     }
 }

@@ -119,6 +119,8 @@ enum PostgresCatalogSchema {
         ])
         migrator.register("pick sessions shared by pickers", PostgresPickSessions.schema)
         migrator.register("derivative work claims", PostgresWorkClaims.migration(table: PostgresDerivativeClaims.table))
+        // SQLite's v16: the app a change row is for (an album its limited selection began or stopped following).
+        migrator.register("changes for one app", ["ALTER TABLE libraryChange ADD COLUMN app TEXT"])
         return migrator
     }
 }

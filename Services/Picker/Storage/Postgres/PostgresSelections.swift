@@ -19,6 +19,25 @@ struct PostgresSelections: SelectionStorage {
                                                                 Int64.self)
             if let stored, stored > version { return false }
             if stored == version { return true }
+            // The albums it began and stopped following, for its change watchers (see SelectionTable).
+            if stored != nil {
+                var before: Set<String> = []
+                for try await album in try await connection.query("SELECT album FROM appSelectionAlbum WHERE app = \(app)",
+                                                                  logger: logger).decode(String.self) {
+                    before.insert(album)
+                }
+                let rows = LibraryChangeLog.follows(before: before, after: Set(albums))
+                if !rows.isEmpty {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresCatalogStorage.changeLogLock))", logger: logger)
+                    let now = Date()
+                    for (kind, album) in rows {
+                        try await connection.query("""
+                            INSERT INTO libraryChange (kind, album, at, app) VALUES (\(kind.rawValue), \(album), \(now), \(app))
+                            """, logger: logger)
+                    }
+                    try await PostgresCatalogStorage.wakeOtherPickers(on: connection, logger: logger)
+                }
+            }
             try await connection.query("DELETE FROM appSelection WHERE app = \(app)", logger: logger)
             let unique = Array(Set(assets))
             try await connection.query("INSERT INTO appSelection (app, asset) SELECT \(app), UNNEST(\(unique)::TEXT[])", logger: logger)
@@ -30,6 +49,18 @@ struct PostgresSelections: SelectionStorage {
                 ON CONFLICT (app) DO UPDATE SET version = EXCLUDED.version, size = EXCLUDED.size
                 """, logger: logger)
             return true
+        }
+    }
+
+    func assets(inAlbum album: String) async throws -> [String] {
+        let logger = self.logger
+        return try await postgres.withConnection("read an album's members") { connection in
+            var members: [String] = []
+            for try await asset in try await connection.query("SELECT asset FROM albumAsset WHERE album = \(album) ORDER BY asset",
+                                                              logger: logger).decode(String.self) {
+                members.append(asset)
+            }
+            return members
         }
     }
 

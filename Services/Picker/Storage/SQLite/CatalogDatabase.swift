@@ -218,6 +218,10 @@ enum CatalogDatabase {
             // without the owner's consent, so theirs deliver none either (`MetadataRemoval.location`).
             try db.execute(sql: "UPDATE providerToken SET strip = 'location' WHERE strip = 'none'")
         }
+        migrator.registerMigration("v16 changes for one app") { db in
+            // The app a change row is for: an album its limited selection began or stopped following.
+            try db.execute(sql: "ALTER TABLE libraryChange ADD COLUMN app TEXT")
+        }
         return migrator
     }
 }

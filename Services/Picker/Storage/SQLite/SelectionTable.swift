@@ -19,6 +19,15 @@ struct SelectionTable: SelectionStorage {
             let stored = try Self.version(of: app, db)
             if let stored, stored > version { return false }
             if stored == version { return true }
+            // The albums it began and stopped following, for its change watchers; none the first
+            // time the picker stores the app's selection, which it may have followed all along.
+            if stored != nil {
+                let before = Set(try String.fetchAll(db.cachedStatement(sql: "SELECT album FROM appSelectionAlbum WHERE app = ?"),
+                                                     arguments: [app]))
+                for (kind, album) in LibraryChangeLog.follows(before: before, after: Set(albums)) {
+                    try LibraryChangeLog.record(kind, album: album, app: app, in: db)
+                }
+            }
             try db.execute(sql: "DELETE FROM appSelection WHERE app = ?", arguments: [app])
             let insert = try db.cachedStatement(sql: "INSERT OR IGNORE INTO appSelection (app, asset) VALUES (?, ?)")
             var size = 0
@@ -34,6 +43,12 @@ struct SelectionTable: SelectionStorage {
             try db.execute(sql: "INSERT OR REPLACE INTO appSelectionVersion (app, version, size) VALUES (?, ?, ?)",
                            arguments: [app, version, size])
             return true
+        }
+    }
+
+    func assets(inAlbum album: String) async throws -> [String] {
+        try await database.read { db in
+            try String.fetchAll(db.cachedStatement(sql: "SELECT asset FROM albumAsset WHERE album = ? ORDER BY asset"), arguments: [album])
         }
     }
 
