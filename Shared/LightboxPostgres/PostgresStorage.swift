@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-@_spi(TestKit) import ServiceLifecycle
 
 /// A service's connection pool to its PostgreSQL database (postgres-nio's `PostgresClient`), with
 /// every use bounded in time: a server that is down or does not answer gives `timeout` with a
@@ -30,9 +29,14 @@ public final class PostgresStorage: Sendable {
     public func run() async {
         // postgres-nio's client closes its pool at the first sign of a service group's graceful
         // shutdown, when a service still needs it: for the requests given time to finish and the
-        // writes made on the way out. So it runs without that sign, until cancelled.
-        await TaskLocals.$gracefulShutdownManager.withValue(nil) {
-            await client.run()
+        // writes made on the way out. A detached task inherits no task locals, so the pool runs
+        // without that sign, until this task is cancelled.
+        let client = self.client
+        let running = Task.detached { await client.run() }
+        await withTaskCancellationHandler {
+            await running.value
+        } onCancel: {
+            running.cancel()
         }
     }
 
@@ -58,28 +62,37 @@ public final class PostgresStorage: Sendable {
         }
     }
 
+    /// `work`'s result, or `timeout` once `timeLimit` has passed. The limit does not wait for
+    /// `work` to notice its cancellation: postgres-nio does not always end a query whose server
+    /// went away (a connection killed mid-query can leave it waiting), and a request must be
+    /// answered within its bound all the same. `work` is cancelled and left to end on its own.
     private func bounded<Result: Sendable>(
         _ doing: String, _ work: @escaping @Sendable () async throws -> Result
     ) async throws(PostgresStorageError) -> Result {
         let (location, timeLimit) = (self.location, self.timeLimit)
-        do {
-            return try await withThrowingTaskGroup(of: Result?.self) { group in
-                group.addTask { try await work() }
-                group.addTask {
-                    try await Task.sleep(for: timeLimit)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let result = first else {
-                    throw PostgresStorageError(
-                        code: .timeout,
-                        message: "The database server at \(location) did not \(doing) within \(timeLimit). Is it running, and reachable from here?")
-                }
-                return result
-            }
-        } catch let error as PostgresStorageError {
+        let outcome = FirstOutcome<Result>()
+        let working = Task {
+            do { outcome.settle(.success(try await work())) } catch { outcome.settle(.failure(error)) }
+        }
+        let timing = Task {
+            try? await Task.sleep(for: timeLimit)
+            outcome.settle(.failure(PostgresStorageError(
+                code: .timeout,
+                message: "The database server at \(location) did not \(doing) within \(timeLimit). Is it running, and reachable from here?")))
+        }
+        let result = await withTaskCancellationHandler {
+            await outcome.value
+        } onCancel: {
+            outcome.settle(.failure(CancellationError()))
+        }
+        working.cancel()
+        timing.cancel()
+        switch result {
+        case .success(let value):
+            return value
+        case .failure(let error as PostgresStorageError):
             throw error
-        } catch {
+        case .failure(let error):
             throw PostgresStorageError(failure: error, location: location, doing: doing)
         }
     }

@@ -12,13 +12,17 @@ public final class PostgresServer: @unchecked Sendable {
     public let port: Int
     /// The address clients connect to (loopback unless `start(address:)` named another).
     public let address: String
-    private let process: Process
+    private var process: Process
+    /// How the server was started, for `restart()`.
+    private let launch: (program: URL, owner: (uid: uid_t, gid: gid_t)?, arguments: [String], log: URL)
 
-    private init(root: URL, port: Int, address: String, process: Process) {
+    private init(root: URL, port: Int, address: String, process: Process,
+                 launch: (program: URL, owner: (uid: uid_t, gid: gid_t)?, arguments: [String], log: URL)) {
         self.root = root
         self.port = port
         self.address = address
         self.process = process
+        self.launch = launch
     }
 
     /// The folder of PostgreSQL's programs (the newest installed version), if any.
@@ -63,11 +67,12 @@ public final class PostgresServer: @unchecked Sendable {
             try rules.close()
         }
         let port = try FreePorts.take(1)[0]
-        let process = try run(programs.appendingPathComponent("postgres"), as: owner, [
+        let launch = (program: programs.appendingPathComponent("postgres"), owner: owner, arguments: [
             "-D", data.path, "-p", "\(port)", "-k", root.path, "-c", "listen_addresses=\(["127.0.0.1", address].compactMap { $0 }.joined(separator: ","))",
             "-c", "max_connections=200", "-c", "shared_buffers=32MB",
         ], log: root.appendingPathComponent("postgres.log"))
-        let server = PostgresServer(root: root, port: port, address: address ?? "127.0.0.1", process: process)
+        let process = try run(launch.program, as: launch.owner, launch.arguments, log: launch.log)
+        let server = PostgresServer(root: root, port: port, address: address ?? "127.0.0.1", process: process, launch: launch)
         do {
             try await server.waitUntilReady(programs: programs)
         } catch {
@@ -123,6 +128,36 @@ public final class PostgresServer: @unchecked Sendable {
         guard process.isRunning else { return }
         Glibc.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
+    }
+
+    /// Kills the whole server at once (SIGKILL to the postmaster and every backend, as when the
+    /// machine's database process dies) and keeps its folder, for `restart()`.
+    public func killWithBackends() {
+        guard process.isRunning else { return }
+        let pid = process.processIdentifier
+        let children = ((try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? "")
+            .split(separator: " ").compactMap { pid_t($0) }
+        Glibc.kill(pid, SIGKILL)
+        for child in children { Glibc.kill(child, SIGKILL) }
+        process.waitUntilExit()
+        // The backends are not this process's children: wait until they are gone, or the new
+        // server finds the old shared memory still in use.
+        for child in children { while Self.isRunning(child) { usleep(10_000) } }
+    }
+
+    /// Whether `pid` is a process that has not ended (neither gone nor a zombie).
+    private static func isRunning(_ pid: pid_t) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let end = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(end, offsetBy: 2)] != "Z"
+    }
+
+    /// Starts the killed server again on its folder and port (it recovers from its log), and
+    /// waits until it accepts connections.
+    public func restart() async throws {
+        guard !process.isRunning, let programs = Self.programs else { return }
+        process = try Self.run(launch.program, as: launch.owner, launch.arguments, log: launch.log)
+        try await waitUntilReady(programs: programs)
     }
 
     private func waitUntilReady(programs: URL) async throws {
