@@ -33,7 +33,6 @@ struct BenchLoadCommand: AsyncParsableCommand {
     func run() async throws {
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("lightbox-bench-\(getpid())")
         let media = work.appendingPathComponent("media")
-        let data = work.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
         let bytes = Int64(sizeMb) << 20
@@ -42,16 +41,11 @@ struct BenchLoadCommand: AsyncParsableCommand {
         try SyntheticMovie.write(to: original, mediaBytes: bytes)
         let fileSize = (try FileManager.default.attributesOfItem(atPath: original.path)[.size] as! NSNumber).int64Value
 
-        let directory = ServiceDirectory(dataDirectory: data, authEndpoint: "ipc://\(work.path)/auth.sock",
-                                         pickerEndpoint: "ipc://\(work.path)/picker.sock")
-        let processes = try ServiceProcesses(data: data.path, authEndpoint: directory.authEndpoint,
-                                             pickerEndpoint: directory.pickerEndpoint, importFolders: [media.path],
-                                             logLevel: "warning")
-        processes.stopOnInterrupt()
+        let (directory, processes) = try await ServiceProcesses.forBench(in: work, importFolders: [media.path])
         defer { processes.stop() }
 
         // Register, pick with a scripted owner, then load through the token.
-        let ownerKey = try await waitForKeys(directory)
+        let ownerKey = try directory.ownerKeyPair()
         let registry = AppRegistryClient(auth: try await directory.connectToAuth(as: ownerKey))
         let appKey = try CurveKeyPair.loadOrCreate(at: directory.keys.appKeyURL("bench"))
         try await registry.register(AppManifest(id: "bench", name: "Benchmark", publicKey: appKey.publicKey))
@@ -122,13 +116,5 @@ struct BenchLoadCommand: AsyncParsableCommand {
                      zip(lightboxRates, rawRates).map { String(format: "%.2f", $0 / $1) }.joined(separator: " ")))
         print("  peak memory during the lightbox loads: picker \(mib(lightboxPeaks.picker)), auth \(mib(lightboxPeaks.auth)), client \(mib(lightboxPeaks.client))")
         print("  peak memory during the bare transfers: server \(mib(rawPeaks.server)), client \(mib(rawPeaks.client))")
-    }
-
-    /// The owner's key pair, once it and the picker's public key are there: a connection waits only
-    /// 5 s for a service's key, and a loaded machine can take longer to start a picker.
-    func waitForKeys(_ directory: ServiceDirectory) async throws -> CurveKeyPair {
-        _ = try await directory.keys.publicKey(KeyDirectory.owner, waitingUpTo: .seconds(30))
-        _ = try await directory.keys.publicKey(KeyDirectory.pickerService, waitingUpTo: .seconds(60))
-        return try directory.ownerKeyPair()
     }
 }
