@@ -14,15 +14,16 @@ enum EXIFLocationApproximator {
     /// The block (TIFF data, or `Exif\0\0` and TIFF data) with its location approximated; nil when
     /// it has no readable position or a structure this cannot edit with certainty (the caller then
     /// removes the location). Read back before it is returned: the position is the approximate one
-    /// and there is no altitude.
-    static func approximatingLocation(in block: Data) -> Data? {
+    /// and there is no altitude. With `growing` false the block keeps its length: the GPS IFD is
+    /// edited where it is (`approximateGPSIFDInPlace`), for containers whose offsets depend on it.
+    static func approximatingLocation(in block: Data, growing: Bool = true) -> Data? {
         let header = block.starts(with: EXIFReader.blockHeader) ? EXIFReader.blockHeader : Data()
         let framed = header.isEmpty ? EXIFReader.blockHeader + block : block
         guard let found = EXIFReader.tags(inBlock: framed).location,
               let approximate = GeoLocation(latitude: LocationAccess.approximate(found.latitude),
                                             longitude: LocationAccess.approximate(found.longitude)) else { return nil }
         var tiff = TIFFBytes(Array(block.dropFirst(header.count)))
-        guard tiff.isValid, tiff.replaceGPSIFD(with: approximate) else { return nil }
+        guard tiff.isValid, growing ? tiff.replaceGPSIFD(with: approximate) : tiff.approximateGPSIFDInPlace(with: approximate) else { return nil }
         let result = header + Data(tiff.bytes)
         let check = EXIFReader.tags(inBlock: header.isEmpty ? EXIFReader.blockHeader + result : result).location
         guard let check, check.altitude == nil, abs(check.latitude - approximate.latitude) < 1e-9,
@@ -67,6 +68,64 @@ extension TIFFBytes {
         // Point IFD 0's GPS entry at the new IFD (the value of a one-LONG entry is the offset itself).
         let offset = encode32(start)
         for (index, byte) in offset.enumerated() { bytes[pointer + 8 + index] = byte }
+        return true
+    }
+
+    /// Edits the one GPS IFD IFD 0 points to where it is, so the TIFF data keeps its length: its
+    /// entries but the version, latitude and longitude (and their references) are taken out (their
+    /// values zeroed where nothing else uses them), and the latitude and longitude values are
+    /// overwritten with `location`'s. False, changing nothing, when there is no GPS pointer, more
+    /// than one, no latitude or longitude as three RATIONALs with their references, or a structure
+    /// that cannot be followed.
+    mutating func approximateGPSIFDInPlace(with location: GeoLocation) -> Bool {
+        guard let ifd0 = uint32(4), let count = uint16(ifd0), ifd0 >= 8, ifd0 + 2 + 12 * count + 4 <= bytes.count else { return false }
+        let pointers = (0..<count).filter { uint16(ifd0 + 2 + 12 * $0) == EXIFLocationRemover.gpsPointerTag }
+        guard pointers.count == 1, let gps = uint32(ifd0 + 2 + 12 * pointers[0] + 8), let old = layout(ofIFDAt: gps),
+              let gpsCount = uint16(gps) else { return false }
+        var kept: [[UInt8]] = []
+        var values: [Int: Int] = [:]  // tag → offset of its rationals
+        var references: Set<Int> = []
+        for index in 0..<gpsCount {
+            let entry = gps + 2 + 12 * index
+            guard let tag = uint16(entry), let type = uint16(entry + 2), let components = uint32(entry + 4) else { return false }
+            switch tag {
+            case 0x0000:
+                kept.append(Array(bytes[entry..<(entry + 12)]))
+            case 0x0001, 0x0003:
+                guard type == 2, components <= 4 else { return false }
+                references.insert(tag)
+                kept.append(Array(bytes[entry..<(entry + 8)]) + [0, 0, 0, 0])
+            case 0x0002, 0x0004:
+                guard type == 5, components == 3, let offset = uint32(entry + 8), offset + 24 <= bytes.count else { return false }
+                values[tag] = offset
+                kept.append(Array(bytes[entry..<(entry + 12)]))
+            default:
+                continue
+            }
+        }
+        guard references == [0x0001, 0x0003], let latitude = values[0x0002], let longitude = values[0x0004] else { return false }
+        let used = usedRanges()
+        // The new position goes where the old one was: only where nothing else reads those bytes.
+        guard !used.contains(where: { $0.overlaps(latitude..<(latitude + 24)) || $0.overlaps(longitude..<(longitude + 24)) }) else {
+            return false
+        }
+        for range in old.ranges {
+            for index in range.clamped(to: 0..<bytes.count) where !used.contains(where: { $0.contains(index) }) {
+                bytes[index] = 0
+            }
+        }
+        setUInt16(kept.count, at: gps)
+        for (index, entry) in kept.enumerated() {
+            var entry = entry
+            switch (entry[0], entry[1]) {
+            case (0, 1), (1, 0): entry[8] = location.latitude < 0 ? 0x53 : 0x4E   // S / N (tag 1 in either byte order)
+            case (0, 3), (3, 0): entry[8] = location.longitude < 0 ? 0x57 : 0x45  // W / E
+            default: break
+            }
+            bytes.replaceSubrange((gps + 2 + 12 * index)..<(gps + 14 + 12 * index), with: entry)
+        }
+        bytes.replaceSubrange(latitude..<(latitude + 24), with: rationals(abs(location.latitude)))
+        bytes.replaceSubrange(longitude..<(longitude + 24), with: rationals(abs(location.longitude)))
         return true
     }
 

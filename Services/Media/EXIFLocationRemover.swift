@@ -27,12 +27,17 @@ enum EXIFLocationRemover {
     }
 
     /// The block as `removal` leaves it: its location approximated (`EXIFLocationApproximator`, at
-    /// most `maximumSize` bytes long; where that cannot be done, the location removed) or removed.
+    /// most `maximumSize` bytes long, else edited where it is; where neither can be done, the location
+    /// removed) or removed. Removing keeps the block's length.
     /// Nil when the caller must drop the block (see `removingLocation`).
     static func location(removedFrom block: Data, _ removal: MetadataRemoval, maximumSize: Int = .max) -> Data? {
-        if removal == .approximateLocation,
-           let approximated = EXIFLocationApproximator.approximatingLocation(in: block), approximated.count <= maximumSize {
-            return approximated
+        if removal == .approximateLocation {
+            if let approximated = EXIFLocationApproximator.approximatingLocation(in: block), approximated.count <= maximumSize {
+                return approximated
+            }
+            if let approximated = EXIFLocationApproximator.approximatingLocation(in: block, growing: false) {
+                return approximated
+            }
         }
         return removingLocation(from: block)
     }

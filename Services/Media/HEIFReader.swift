@@ -6,7 +6,7 @@ import Foundation
 enum HEIFReader {
     /// libheif sets up its plugin registry on first use; doing it once, up front, keeps concurrent
     /// imports from racing on it.
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    static let initialized: Bool = heif_init(nil).code == heif_error_Ok
     /// EXIF blocks larger than this are broken files (libexif reads at most 64 KB anyway).
     static let maximumEXIFSize = 1 << 20
 

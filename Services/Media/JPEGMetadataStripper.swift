@@ -6,7 +6,8 @@ import LightboxProtocol
 ///
 /// - `.location`: the EXIF APP1 loses its GPS IFD (`EXIFLocationRemover`; EXIF too broken to edit
 ///   safely is replaced by one holding only the orientation), XMP APP1 segments
-///   (standard and extended) are dropped whole, and Photoshop APP13 loses its EXIF and XMP copies
+///   (standard and extended) are dropped whole (with `.approximateLocation`, the standard one
+///   holds only its position on the grid: `XMPLocation.approximatedPacket`), and Photoshop APP13 loses its EXIF and XMP copies
 ///   and IPTC place names. Comments, ICC profiles, IPTC captions and the camera's EXIF stay.
 /// - `.all`: every APP1 (EXIF, XMP), APP3–APP13 and APP15 segment and every comment is dropped;
 ///   JFIF (APP0), ICC profiles (APP2 `ICC_PROFILE`) and Adobe's colour transform (APP14), which
@@ -100,7 +101,11 @@ enum JPEGMetadataStripper {
         let all = what == .all
         switch marker {
         case 0xE1:
-            guard !all, payload.starts(with: EXIFReader.blockHeader) else { return .drop }  // XMP and anything else in APP1
+            if !all, payload.starts(with: JPEGReader.xmpSignature) {  // kept only as the approximate position it holds
+                let packet = payload.dropFirst(JPEGReader.xmpSignature.count)
+                return XMPLocation.approximatedPacket(from: Data(packet), what).map { .replace(JPEGReader.xmpSignature + $0) } ?? .drop
+            }
+            guard !all, payload.starts(with: EXIFReader.blockHeader) else { return .drop }  // extended XMP and anything else in APP1
             guard let cleaned = EXIFLocationRemover.location(removedFrom: payload, what, maximumSize: 65533) else {
                 // EXIF that cannot be followed goes whole, but for the orientation.
                 return OrientationOnlyEXIF.tiff(orientation: orientation).map { .replace(EXIFReader.blockHeader + $0) } ?? .drop

@@ -17,6 +17,7 @@ enum JPEGReader {
         metadata.frameCount = 1
         let name = file.url.lastPathComponent
         var exifBlock: Data?
+        var xmpPacket: Data?
         var profile = Data()
         var offset: UInt64 = 2
         segments: while offset + 4 <= file.size {
@@ -77,6 +78,9 @@ enum JPEGReader {
                     exifBlock = try file.read(at: payloadStart, count: payloadLength)
                 } else if signature.starts(with: xmpSignature) {
                     metadata.hasXMP = true
+                    if xmpPacket == nil {
+                        xmpPacket = try file.read(at: payloadStart + UInt64(xmpSignature.count), count: payloadLength - xmpSignature.count)
+                    }
                 }
             }
             offset = payloadStart + UInt64(payloadLength)
@@ -85,6 +89,7 @@ enum JPEGReader {
             throw MediaError(.malformed, "\(name) has no JPEG frame header with a pixel size (truncated file?)")
         }
         if let exifBlock { metadata.apply(EXIFReader.tags(inBlock: exifBlock)) }
+        if let xmpPacket { metadata.applyXMPPosition(xmpPacket) }
         if !profile.isEmpty { metadata.profileName = ICCProfileDescription.read(profile) }
         return metadata
     }

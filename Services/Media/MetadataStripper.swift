@@ -3,24 +3,24 @@ import LightboxProtocol
 
 /// Writes a copy of an image without its location, or without any metadata, for apps that were
 /// not given it. The pixels are not decoded or re-encoded: each format's container is rewritten
-/// and its compressed image data copied byte for byte (JPEG, PNG, WebP, GIF; see the stripper of
+/// and its compressed image data copied byte for byte (JPEG, PNG, WebP, GIF, HEIC; see the stripper of
 /// each for exactly what goes and what stays).
 ///
 /// - `.location` removes the GPS IFD from EXIF, and drops XMP packets whole rather than editing
 ///   them (XMP can say where a photo was taken in many properties: exif:GPS*, Iptc4xmpCore
 ///   Location, photoshop:City…). Camera, date and the rest of EXIF stay.
+/// - `.approximateLocation` is `.location` with the position on the approximate grid: EXIF's GPS
+///   IFD replaced by one holding only that (`EXIFLocationApproximator`), and an XMP packet that
+///   gives a position replaced by one holding only that position, snapped (`XMPLocation`)
+///   (`strip(removing:…)`); a GIF, which has no EXIF, loses its location as for `.location`.
 /// - `.all` removes EXIF, XMP, IPTC, comments and text chunks. ICC profiles stay, and so does the
 ///   orientation: an image not stored upright keeps an EXIF block with that one tag, so it shows
 ///   the same without its pixels being turned.
-/// - `.approximateLocation` (`strip(removing:…)`) is `.location` with EXIF's GPS IFD replaced by
-///   one holding the position on the approximate grid (`EXIFLocationApproximator`); a GIF, which
-///   has no EXIF, loses its location as for `.location`.
 /// - `.none` copies the file as it is.
 ///
-/// HEIC is refused with `unsupportedFormat`: its metadata lives in boxes whose offsets the image
-/// data depends on, and Lightbox does not rewrite them yet. The caller must then not deliver the
-/// file rather than deliver it with metadata. Movies are refused here too: `MovieMetadataStripper`
-/// remuxes them (asynchronously, through ffmpeg).
+/// HEIC keeps every byte where it was (its boxes' offsets point at the image data): its Exif and
+/// XMP items are overwritten in place with content of the same length (`HEIFMetadataStripper`).
+/// Movies are refused here: `MovieMetadataStripper` remuxes them (asynchronously, through ffmpeg).
 ///
 /// The copy is read back before it is kept: its type and pixel size must match the original and
 /// the metadata that was to go must be gone, else nothing is written. The destination is written
@@ -36,10 +36,10 @@ public enum MetadataStripper {
         try stripTyped(what, from: url, to: destination)
     }
 
-    /// Whether files of `type` are stripped by rewriting them as they are (JPEG, PNG, WebP, GIF),
-    /// not refused (HEIC, movies).
+    /// Whether files of `type` are stripped here, keeping their format (JPEG, PNG, WebP, GIF,
+    /// HEIC), not refused (movies).
     public static func rewritesInPlace(_ type: UTType) -> Bool {
-        [UTType.jpeg, .png, .webP, .gif].contains(type)
+        [UTType.jpeg, .png, .webP, .gif, .heic].contains(type)
     }
 
     static func stripTyped(_ what: MetadataRemoval, from url: URL, to destination: URL) throws(MediaError) {
@@ -58,8 +58,7 @@ public enum MetadataStripper {
         case (_, .png): stripped = try PNGMetadataStripper.strip(what, bytes, orientation: original.orientation, name: name)
         case (_, .webP): stripped = try WebPMetadataStripper.strip(what, bytes, orientation: original.orientation, name: name)
         case (_, .gif): stripped = try GIFMetadataStripper.strip(what, bytes, name: name)
-        case (_, .heic):
-            throw MediaError(.unsupportedFormat, "Lightbox cannot remove metadata from HEIC files such as \(name) yet (ask for the compatible JPEG instead)")
+        case (_, .heic): stripped = try HEIFMetadataStripper.strip(what, bytes, from: url, name: name)
         default:
             throw MediaError(.unsupportedFormat, "Remove metadata from movies such as \(name) with MovieMetadataStripper")
         }
@@ -90,7 +89,13 @@ public enum MetadataStripper {
             if let location = result.location, !MetadataRemoval.isApproximation(location, of: original.location, what) {
                 leftovers.append("its location")
             }
-            if result.hasXMP { leftovers.append("XMP") }
+            if result.type == .heic {
+                // A HEIC keeps its XMP items, each emptied (or holding the approximate position) in place.
+                let items = try? HEIFReader.metadataItems(fileAt: copy)
+                if items?.xmp.allSatisfy({ XMPLocation.isReplacement($0, for: what) }) != true { leftovers.append("XMP") }
+            } else if result.hasXMP, what != .approximateLocation {
+                leftovers.append("XMP")  // with an approximate location, the XMP left holds only that (checked above)
+            }
         }
         if what == .all, result.cameraMake != nil || result.cameraModel != nil || result.dateTimeOriginal != nil || result.creationDate != nil {
             leftovers.append("EXIF")

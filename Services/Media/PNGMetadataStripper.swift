@@ -6,7 +6,8 @@ import LightboxProtocol
 ///
 /// - `.location`: the eXIf chunk loses its GPS IFD (`EXIFLocationRemover`); XMP (iTXt
 ///   `XML:com.adobe.xmp`) and ImageMagick's hex dumps of EXIF, XMP and IPTC (text chunks keyed
-///   `Raw profile type …`) are dropped. Other text chunks stay.
+///   `Raw profile type …`) are dropped; with `.approximateLocation` the XMP holds only its
+///   position on the grid (`XMPLocation.approximatedPacket`). Other text chunks stay.
 /// - `.all`: eXIf, every text chunk (tEXt, zTXt, iTXt) and tIME go; an image not stored upright
 ///   keeps an eXIf holding only its orientation.
 ///
@@ -61,7 +62,12 @@ enum PNGMetadataStripper {
         case _ where textChunks.contains(type):
             if what == .all { return .drop }
             let keyword = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self)
-            return keyword == "XML:com.adobe.xmp" || keyword.hasPrefix("Raw profile type") ? .drop : .keep
+            if keyword == "XML:com.adobe.xmp" {
+                // Only an uncompressed iTXt packet is read; any other goes.
+                guard type == "iTXt", let text = PNGReader.xmpText(ofITXt: data) else { return .drop }
+                return XMPLocation.approximatedPacket(from: text, what).map { .replace(Data("XML:com.adobe.xmp\0\0\0\0\0".utf8) + $0) } ?? .drop
+            }
+            return keyword.hasPrefix("Raw profile type") ? .drop : .keep
         case "tIME":
             return what == .all ? .drop : .keep
         default:

@@ -60,7 +60,13 @@ enum PNGReader {
                 metadata.apply(EXIFReader.tags(inTIFF: try file.readExactly(at: content, count: Int(length), what: "eXIf chunk")))
             case "iTXt":
                 let keyword = try file.read(at: content, count: xmpKeyword.count)
-                metadata.hasXMP = metadata.hasXMP || keyword == xmpKeyword
+                if keyword == xmpKeyword {
+                    metadata.hasXMP = true
+                    if length <= maximumEXIFLength,
+                       let packet = Self.xmpText(ofITXt: try file.readExactly(at: content, count: Int(length), what: "iTXt chunk")) {
+                        metadata.applyXMPPosition(packet)
+                    }
+                }
             case "IEND":
                 offset = file.size
                 continue
@@ -80,5 +86,15 @@ enum PNGReader {
             metadata.duration = delays.reduce(0, +)
         }
         return metadata
+    }
+
+    /// The text of an uncompressed iTXt chunk's data: after its keyword, NUL, compression flag
+    /// (0) and method, language tag, NUL, translated keyword and NUL. Nil for a compressed one.
+    static func xmpText(ofITXt data: Data) -> Data? {
+        let bytes = [UInt8](data)
+        guard let keywordEnd = bytes.firstIndex(of: 0), keywordEnd + 3 <= bytes.count, bytes[keywordEnd + 1] == 0,
+              let language = bytes[(keywordEnd + 3)...].firstIndex(of: 0),
+              let translated = bytes[(language + 1)...].firstIndex(of: 0) else { return nil }
+        return Data(bytes[(translated + 1)...])
     }
 }

@@ -4,7 +4,8 @@ import LightboxProtocol
 /// Removes metadata from a WebP file by rewriting its RIFF chunk list; image data is copied byte
 /// for byte, then the VP8X flags and the RIFF size are made to match what is left.
 ///
-/// - `.location`: the EXIF chunk loses its GPS IFD (`EXIFLocationRemover`); the XMP chunk goes.
+/// - `.location`: the EXIF chunk loses its GPS IFD (`EXIFLocationRemover`); the XMP chunk goes, or with
+///   `.approximateLocation` holds only its position on the grid (`XMPLocation.approximatedPacket`).
 /// - `.all`: EXIF and XMP go; an image not stored upright keeps an EXIF chunk holding only its
 ///   orientation.
 ///
@@ -71,7 +72,9 @@ enum WebPMetadataStripper {
             return cleaned == data ? .keep : .replace(cleaned)
         case _ where imageChunks.contains(fourCC):
             return .keep
-        default:  // XMP and chunks WebP does not define
+        case "XMP ":  // kept only as the approximate position it holds
+            return XMPLocation.approximatedPacket(from: data, what).map { .replace($0) } ?? .drop
+        default:  // chunks WebP does not define
             return .drop
         }
     }

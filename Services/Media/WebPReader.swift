@@ -40,7 +40,10 @@ enum WebPReader {
         if let exif = chunk("EXIF", in: demux) {
             metadata.apply(EXIFReader.tags(inTIFF: exif))
         }
-        metadata.hasXMP = chunk("XMP ", in: demux) != nil
+        if let packet = chunk("XMP ", in: demux) {
+            metadata.hasXMP = true
+            metadata.applyXMPPosition(packet)
+        }
         metadata.colorModel = "RGB"
         metadata.depth = 8
         metadata.profileName = chunk("ICCP", in: demux).flatMap(ICCProfileDescription.read)

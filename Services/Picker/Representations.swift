@@ -27,8 +27,6 @@ enum Representations {
     private static func stillTypes(for asset: AssetRecord, mode: PickerConfiguration.RepresentationMode,
                                    removing removal: MetadataRemoval) -> [UTType] {
         let compatible: UTType? = hasCompatibleJPEG(asset) ? .jpeg : hasCompatibleMovie(asset) ? .mpeg4Movie : nil
-        // HEIC metadata cannot be removed in place: a stripped HEIC is delivered as JPEG.
-        if Self.removal(removal, for: asset) != .none, asset.type == .heic { return [.jpeg] }
         switch mode {
         case .current: return [asset.type]
         case .compatible: return compatible.map { [$0] } ?? [asset.type]
@@ -48,9 +46,9 @@ enum Representations {
 
     /// What is left to remove from `asset` of what `removal` asks: a location removed or
     /// approximated from an asset whose EXIF or QuickTime metadata names no place leaves it as it is
-    /// (so it is delivered as stored, not copied) — except a JPEG, PNG, WebP or GIF, which always goes
-    /// through the stripper: it drops XMP whole, and XMP may hold a position the EXIF does not (the
-    /// import reads only the EXIF's). Stripping everything always applies.
+    /// (so it is delivered as stored, not copied) — except a JPEG, PNG, WebP, GIF or HEIC, which always
+    /// goes through the stripper: XMP may hold place names and positions the catalog does not list.
+    /// Stripping everything always applies.
     static func removal(_ removal: MetadataRemoval, for asset: AssetRecord) -> MetadataRemoval {
         removal == .all || asset.imageProperties["{GPS}"] != nil || MetadataStripper.rewritesInPlace(asset.type) ? removal : .none
     }

@@ -14,23 +14,32 @@ import Testing
     /// The same on the approximate grid (docs/PROTOCOL.md, *Location by consent*).
     static let (approximateLatitude, approximateLongitude) = (59.9, 10.8)
 
-    @Test func aPickWithoutConsentDeliversNoLocationInAnyFormat() async throws {
-        // A photo, a HEIC and a movie whose only location is in their XMP (no EXIF GPS, no
-        // QuickTime location), made from the samples by exiftool.
+    /// A folder with a photo, a HEIC and a movie whose only location is in their XMP (no EXIF GPS,
+    /// no QuickTime location), made from the samples by exiftool.
+    static func xmpLocatedFolder() async throws -> URL {
         let xmpFolder = URL(fileURLWithPath: "/tmp/lbxmp-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: xmpFolder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: xmpFolder) }
-        let xmpLocated = xmpFolder.appendingPathComponent("xmp-located.jpg")
-        try FileManager.default.copyItem(at: ServiceHarness.samples.appendingPathComponent("harbour.jpg"), to: xmpLocated)
-        let xmpLocatedHEIC = xmpFolder.appendingPathComponent("xmp-located.heic")
-        try FileManager.default.copyItem(at: ServiceHarness.extraSamples.appendingPathComponent("harbour.heic"), to: xmpLocatedHEIC)
-        let xmpLocatedMovie = xmpFolder.appendingPathComponent("xmp-located.mp4")
-        try FileManager.default.copyItem(at: ServiceHarness.samples.appendingPathComponent("clip.mp4"), to: xmpLocatedMovie)
-        for file in [xmpLocated, xmpLocatedHEIC, xmpLocatedMovie] {
+        let files = [(ServiceHarness.samples, "harbour.jpg", "xmp-located.jpg"), (ServiceHarness.extraSamples, "harbour.heic", "xmp-located.heic"),
+                     (ServiceHarness.samples, "clip.mp4", "xmp-located.mp4")]
+        for (folder, sample, name) in files {
+            let file = xmpFolder.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: folder.appendingPathComponent(sample), to: file)
             try await Exiftool.write(["-gps:all=", "-XMP:GPSLatitude=\(Self.latitude)", "-XMP:GPSLongitude=\(Self.longitude)"], to: file)
             let xmpFields = try await Exiftool.locationFields(of: file)
             #expect(xmpFields["XMP-exif:GPSLatitude"] != nil && xmpFields["GPS:GPSLatitude"] == nil, "\(xmpFields)")
         }
+        return xmpFolder
+    }
+
+    /// Whether `file` is a HEIC (an ISO base media file whose brand is heic or mif1).
+    static func isHEIC(_ file: URL) throws -> Bool {
+        let head = try FileHandle(forReadingFrom: file).read(upToCount: 12) ?? Data()
+        return head.count == 12 && head[4..<8] == Data("ftyp".utf8) && [Data("heic".utf8), Data("mif1".utf8)].contains(head[8..<12])
+    }
+
+    @Test func aPickWithoutConsentDeliversNoLocationInAnyFormat() async throws {
+        let xmpFolder = try await Self.xmpLocatedFolder()
+        defer { try? FileManager.default.removeItem(at: xmpFolder) }
 
         let harness = try await ServiceHarness.start(importFolders: Self.folders + [xmpFolder])
         defer { harness.stop() }
@@ -39,8 +48,8 @@ import Testing
         #expect(try await Exiftool.locationFields(of: original)["GPS:GPSLatitude"] != nil, "the sample has a location: what follows can fail")
 
         // The app does not ask; then it asks, and the owner gives none.
-        for (name, file) in [("harbour.jpg", "none.jpg"), ("harbour.heic", "none-heic.jpg"), ("located.mov", "none.mov"), ("hevc.mov", "none-hevc.mov"),
-                             ("xmp-located.jpg", "none-xmp.jpg"), ("xmp-located.heic", "none-xmp-heic.jpg"),
+        for (name, file) in [("harbour.jpg", "none.jpg"), ("harbour.heic", "none.heic"), ("located.mov", "none.mov"), ("hevc.mov", "none-hevc.mov"),
+                             ("xmp-located.jpg", "none-xmp.jpg"), ("xmp-located.heic", "none-xmp.heic"),
                              ("xmp-located.mp4", "none-xmp.mp4")] {
             let provider = try await harness.pickProvider(named: name, as: app, PickerConfiguration(), location: nil)
             let delivered = harness.root.appendingPathComponent(file)
@@ -48,6 +57,12 @@ import Testing
             let fields = try await Exiftool.locationFields(of: delivered)
             #expect(fields.isEmpty, "\(name) delivered with \(fields)")
             #expect(try await provider.describe().imageProperties?["{GPS}"] == nil)
+            if name.hasSuffix(".heic") {
+                // The format is kept: the location is removed in place.
+                #expect(provider.registeredTypeIdentifiers.first == .heic, "\(provider.registeredTypeIdentifiers)")
+                #expect(try Self.isHEIC(delivered), "\(name) delivered as a HEIC")
+                #expect(try await Exiftool.fields(of: delivered)["IFD0:Make"] == "Lightbox", "\(name) keeps its camera")
+            }
             if name.hasSuffix(".mov") || name.hasSuffix(".mp4") {
                 #expect(!(try FFprobe.read(delivered).tags.keys.contains { $0.lowercased().contains("location") }))
             }
@@ -86,12 +101,16 @@ import Testing
         #expect(gps == .object(["Latitude": .number(Self.approximateLatitude), "LatitudeRef": .string("N"),
                                 "Longitude": .number(Self.approximateLongitude), "LongitudeRef": .string("E")]))
 
-        // A HEIC comes as its compatible JPEG, approximated; a movie with the snapped ISO 6709 point.
-        let heic = try await harness.pickProvider(named: "harbour.heic", as: app, PickerConfiguration(location: .approximate), location: .approximate)
-        #expect(heic.registeredTypeIdentifiers == [.jpeg])
-        let heicFile = harness.root.appendingPathComponent("approximate-heic.jpg")
+        // A HEIC stays a HEIC (`current`), approximated in place; a movie with the snapped ISO 6709 point.
+        let heic = try await harness.pickProvider(named: "harbour.heic", as: app, PickerConfiguration(preferredAssetRepresentationMode: .current, location: .approximate),
+                                                  location: .approximate)
+        #expect(heic.registeredTypeIdentifiers == [.heic])
+        let heicFile = harness.root.appendingPathComponent("approximate.heic")
         try await heic.loadFileRepresentation(to: heicFile)
-        #expect(Double(try await Exiftool.locationFields(of: heicFile)["GPS:GPSLatitude"] ?? "") == Self.approximateLatitude)
+        #expect(try Self.isHEIC(heicFile))
+        let heicFields = try await Exiftool.locationFields(of: heicFile)
+        #expect(Double(heicFields["GPS:GPSLatitude"] ?? "") == Self.approximateLatitude, "\(heicFields)")
+        #expect(heicFields["GPS:GPSAltitude"] == nil && heicFields["GPS:GPSMapDatum"] == nil, "\(heicFields)")
         let movie = try await harness.pickProvider(named: "located.mov", as: app, PickerConfiguration(location: .approximate), location: .approximate)
         let movieFile = harness.root.appendingPathComponent("approximate.mov")
         try await movie.loadFileRepresentation(to: movieFile)
@@ -100,6 +119,32 @@ import Testing
         #expect(!probe.tags.values.contains { $0.contains("59.9139") || $0.contains("+012") })
         #expect(try Data(contentsOf: movieFile).range(of: Data("59.9139".utf8)) == nil)
         #expect(probe.tags["make"] == "Lightbox", "the camera stays")
+    }
+
+    @Test func anXMPOnlyPositionIsSnappedInStillsAsInMovies() async throws {
+        let xmpFolder = try await Self.xmpLocatedFolder()
+        defer { try? FileManager.default.removeItem(at: xmpFolder) }
+        let harness = try await ServiceHarness.start(importFolders: [xmpFolder])
+        defer { harness.stop() }
+        let app = try await harness.registerApp("journal")
+        for name in ["xmp-located.jpg", "xmp-located.heic", "xmp-located.mp4"] {
+            let configuration = PickerConfiguration(preferredAssetRepresentationMode: .current, location: .approximate)
+            let provider = try await harness.pickProvider(named: name, as: app, configuration, location: .approximate)
+            let delivered = harness.root.appendingPathComponent("approximate-\(name)")
+            try await provider.loadFileRepresentation(to: delivered)
+            #expect(try Data(contentsOf: delivered).range(of: Data("59.9139".utf8)) == nil, "\(name)")
+            if name.hasSuffix(".mp4") {
+                let tags = try FFprobe.read(delivered).tags
+                #expect(tags.values.contains("+59.9000+010.8000/"), "\(name): \(tags)")
+                continue
+            }
+            let fields = try await Exiftool.locationFields(of: delivered)
+            #expect(Double(fields["XMP-exif:GPSLatitude"] ?? "") == Self.approximateLatitude, "\(name): \(fields)")
+            #expect(Double(fields["XMP-exif:GPSLongitude"] ?? "") == Self.approximateLongitude, "\(name): \(fields)")
+            #expect(fields["GPS:GPSLatitude"] == nil, "\(name): \(fields)")
+            if name.hasSuffix(".heic") { #expect(try Self.isHEIC(delivered)) }
+            print("LocationConsentTests: approximate from XMP only (\(name)): \(fields)")
+        }
     }
 
     @Test func preciseDeliversTheOriginalValues() async throws {

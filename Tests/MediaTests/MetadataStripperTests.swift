@@ -158,8 +158,8 @@ import Testing
 
     // MARK: Refusals
 
-    @Test func heicAndMoviesAreRefusedRatherThanLeaked() throws {
-        for url in [SampleFiles.extra("harbour.heic"), SampleFiles.library("clip.mp4"), SampleFiles.extra("located.mov")] {
+    @Test func moviesAreRefusedHereRatherThanLeaked() throws {
+        for url in [SampleFiles.library("clip.mp4"), SampleFiles.extra("located.mov")] {
             let destination = FileManager.default.temporaryDirectory.appendingPathComponent("never-\(UUID().uuidString)")
             #expect(throws: MediaError.self) {
                 do {
@@ -171,6 +171,91 @@ import Testing
                 }
             }
             #expect(!FileManager.default.fileExists(atPath: destination.path))
+        }
+    }
+
+    // MARK: HEIC
+
+    /// Strips harbour.heic with `removal`: the copy is a HEIC of the same length whose bytes differ
+    /// only inside its Exif item, and whose decoded pixels are the original's.
+    func stripHEIC(_ removal: MetadataRemoval) throws -> (Data, MediaMetadata) {
+        let url = SampleFiles.extra("harbour.heic")
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("stripped-\(UUID().uuidString).heic")
+        defer { try? FileManager.default.removeItem(at: destination) }
+        try MetadataStripper.strip(removing: removal, from: url, to: destination)
+        let (original, stripped) = (try Data(contentsOf: url), try Data(contentsOf: destination))
+        #expect(stripped.count == original.count)
+        let exif = try #require(try HEIFReader.metadataItems(fileAt: url).exif.first)
+        let item = try #require(original.range(of: exif))
+        let changed = zip(original.indices, zip(original, stripped)).filter { $0.1.0 != $0.1.1 }.map(\.0)
+        #expect(!changed.isEmpty && changed.allSatisfy { item.contains($0) }, "only the Exif item changes")
+        let decoded = try ImageRenderer.thumbnail(of: destination, targetWidth: 10_000, targetHeight: 10_000, contentMode: .fit)
+        let decodedOriginal = try ImageRenderer.thumbnail(of: url, targetWidth: 10_000, targetHeight: 10_000, contentMode: .fit)
+        #expect(decoded.data == decodedOriginal.data, "the same pixels")
+        return (stripped, try MetadataReader.read(fileAt: destination))
+    }
+
+    @Test func heicKeepsItsFormatAndPixelsWithoutItsLocation() throws {
+        let (bytes, metadata) = try stripHEIC(.location)
+        #expect(metadata.type == .heic)
+        #expect(metadata.location == nil)
+        #expect(metadata.cameraModel == "Sample Camera 1")
+        #expect(!Self.contains(bytes, "WGS-84"))
+    }
+
+    @Test func heicWithAnApproximateLocationIsSnappedInPlace() throws {
+        let (_, metadata) = try stripHEIC(.approximateLocation)
+        let location = try #require(metadata.location)
+        #expect((location.latitude, location.longitude) == (59.9, 10.8))
+        #expect(location.altitude == nil)
+    }
+
+    @Test func heicWithoutAnyMetadataKeepsItsPixels() throws {
+        let (_, metadata) = try stripHEIC(.all)
+        #expect(metadata.type == .heic && metadata.location == nil && metadata.cameraMake == nil && metadata.dateTimeOriginal == nil)
+    }
+
+    // MARK: Positions only in XMP
+
+    /// harbour.jpg, sunset.png and meadow.webp with their position only in XMP.
+    static func xmpOnlyStills() throws -> [(String, Data)] {
+        let harbour = try SampleFiles.withTemporaryFile(try SampleFiles.bytes(SampleFiles.library("harbour.jpg")), named: "harbour.jpg") { url in
+            let destination = url.deletingLastPathComponent().appendingPathComponent("no-gps-harbour.jpg")
+            try MetadataStripper.strip(.location, from: url, to: destination)
+            return try Data(contentsOf: destination)
+        }
+        let exif = try #require(JPEGSegments(harbour).segments.first { $0.marker == 0xE1 })
+        var jpeg = harbour
+        jpeg.insert(contentsOf: JPEGFixtures.segment(0xE1, Data("http://ns.adobe.com/xap/1.0/\0".utf8) + Data(xmpWithGPS.utf8)),
+                    at: exif.offset + exif.length)
+        var png = try SampleFiles.bytes(SampleFiles.library("sunset.png"))
+        png.insert(contentsOf: PNGFixtures.chunk("iTXt", Data("XML:com.adobe.xmp\0\0\0\0\0".utf8) + Data(xmpWithGPS.utf8)), at: 8 + 25)
+        let meadow = try SampleFiles.bytes(SampleFiles.library("meadow.webp"))
+        let vp8x = Data([0x04, 0, 0, 0, 0x8F, 0x01, 0, 0x2B, 0x01, 0])  // XMP flag; 400 × 300 (stored minus one)
+        let body = Data("WEBP".utf8) + WebPFixtures.chunk("VP8X", vp8x) + meadow.subdata(in: 12..<meadow.count)
+            + WebPFixtures.chunk("XMP ", Data(xmpWithGPS.utf8))
+        let webP = Data("RIFF".utf8) + WebPFixtures.littleEndian(UInt32(body.count)) + body
+        return [("xmp.jpg", jpeg), ("xmp.png", png), ("xmp.webp", webP)]
+    }
+
+    @Test func anXMPOnlyPositionIsReadAndSnappedOrRemoved() throws {
+        for (name, bytes) in try Self.xmpOnlyStills() {
+            let read = try SampleFiles.withTemporaryFile(bytes, named: name) { try MetadataReader.read(fileAt: $0) }
+            let position = try #require(read.location, "\(name): the XMP's position is the photo's")
+            #expect(abs(position.latitude - 59.9139) < 1e-4 && abs(position.longitude - 10.7522) < 1e-4)
+
+            let (approximated, approximatedMetadata) = try SampleFiles.withTemporaryFile(bytes, named: name) { url in
+                let destination = url.deletingLastPathComponent().appendingPathComponent("approximate-\(name)")
+                try MetadataStripper.strip(removing: .approximateLocation, from: url, to: destination)
+                return (try Data(contentsOf: destination), try MetadataReader.read(fileAt: destination))
+            }
+            let snapped = try #require(approximatedMetadata.location, "\(name) keeps the approximate position")
+            #expect((snapped.latitude, snapped.longitude) == (59.9, 10.8), "\(name)")
+            #expect(Self.contains(approximated, "exif:GPSLatitude=\"59,54.0000N\""), "\(name)")
+            #expect(!Self.contains(approximated, "59,54.834N") && !Self.contains(approximated, "10,45.132E"), "\(name)")
+
+            let (_, removed) = try strip(.location, bytes, named: name)
+            #expect(removed.location == nil && !removed.hasXMP, "\(name)")
         }
     }
 
