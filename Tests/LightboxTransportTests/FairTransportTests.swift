@@ -8,7 +8,7 @@ import Testing
 
 /// Per-peer reply queues, per-principal allowances, the whole-message size limit and peer-gone
 /// tracking, through a real ROUTER and real client sockets. The time limit only cuts off a test
-/// whose awaited event never comes (under the whole suite, one test took 235 s).
+/// whose awaited event never comes; beside the whole suite these tests take minutes.
 @Suite(.serialized, .timeLimit(.minutes(10))) struct FairTransportTests {
     struct Running {
         let server: RouterServer
