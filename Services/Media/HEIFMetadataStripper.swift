@@ -24,7 +24,7 @@ enum HEIFMetadataStripper {
             try overwrite(item, with: exifItem(item, what), in: &output, name: name)
         }
         for item in items.xmp {
-            let position = XMPLocation.approximatedPacket(from: item, what).flatMap { XMPLocation.position(in: String(decoding: $0, as: UTF8.self)) }
+            let position = XMPLocation.approximatePosition(in: item, what)
             guard let replacement = XMPLocation.replacementPacket(holding: position, paddedTo: item.count)
                     ?? XMPLocation.replacementPacket(holding: nil, paddedTo: item.count) else {
                 throw MediaError(.unsupportedFormat, "\(name) has an XMP item too short to be emptied in place (\(item.count) bytes); Lightbox cannot deliver it without its metadata (ask for the compatible JPEG instead)")

@@ -79,25 +79,11 @@ enum HEIFReader {
         return copied.code == heif_error_Ok ? profile : nil
     }
 
-    /// The primary image's XMP packet (a `mime` item of type application/rdf+xml) as text; nil
-    /// without one, when libheif cannot read the file, or above `maximumEXIFSize`.
+    /// The primary image's first XMP packet (a `mime` item of type application/rdf+xml) as text;
+    /// nil without one, when libheif cannot read the file, or above `maximumEXIFSize`.
     static func xmpText(_ file: FileBytes) -> String? {
-        _ = initialized
-        guard let context = heif_context_alloc() else { return nil }
-        defer { heif_context_free(context) }
-        var primary: OpaquePointer?
-        guard heif_context_read_from_file(context, file.url.path, nil).code == heif_error_Ok,
-              heif_context_get_primary_image_handle(context, &primary).code == heif_error_Ok, let handle = primary else { return nil }
-        defer { heif_image_handle_release(handle) }
-        for identifier in metadataIdentifiers(handle, type: "mime")
-        where heif_image_handle_get_metadata_content_type(handle, identifier).map({ String(cString: $0) }) == "application/rdf+xml" {
-            let size = heif_image_handle_get_metadata_size(handle, identifier)
-            guard size > 0, size <= maximumEXIFSize else { continue }
-            var packet = Data(count: size)
-            let copied = packet.withUnsafeMutableBytes { heif_image_handle_get_metadata(handle, identifier, $0.baseAddress) }
-            if copied.code == heif_error_Ok { return String(decoding: packet, as: UTF8.self) }
-        }
-        return nil
+        guard let packet = (try? metadataItems(fileAt: file.url))?.xmp.first else { return nil }
+        return String(decoding: packet, as: UTF8.self)
     }
 
     static func metadataIdentifiers(_ handle: OpaquePointer, type: String) -> [heif_item_id] {

@@ -63,9 +63,10 @@ enum PNGMetadataStripper {
             if what == .all { return .drop }
             let keyword = String(decoding: data.prefix { $0 != 0 }, as: UTF8.self)
             if keyword == "XML:com.adobe.xmp" {
-                // Only an uncompressed iTXt packet is read; any other goes.
+                // Only an uncompressed iTXt packet is read; any other goes. The replacement is
+                // uncompressed, with no language or translated keyword.
                 guard type == "iTXt", let text = PNGReader.xmpText(ofITXt: data) else { return .drop }
-                return XMPLocation.approximatedPacket(from: text, what).map { .replace(Data("XML:com.adobe.xmp\0\0\0\0\0".utf8) + $0) } ?? .drop
+                return XMPLocation.approximatedPacket(from: text, what).map { .replace(PNGReader.xmpKeyword + Data([0, 0, 0, 0]) + $0) } ?? .drop
             }
             return keyword.hasPrefix("Raw profile type") ? .drop : .keep
         case "tIME":

@@ -43,11 +43,14 @@ extension XMPLocation {
     /// otherwise nil, and the packet goes (XMP can say where a photo was taken in many properties,
     /// so it is never edited property by property).
     static func approximatedPacket(from packet: Data, _ removal: MetadataRemoval) -> Data? {
+        approximatePosition(in: packet, removal).flatMap { replacementPacket(holding: $0) }
+    }
+
+    /// The position `packet` gives, on the approximate grid, when `removal` is `.approximateLocation`.
+    static func approximatePosition(in packet: Data, _ removal: MetadataRemoval) -> GeoLocation? {
         guard removal == .approximateLocation, packet.count <= HEIFReader.maximumEXIFSize,
-              let found = position(in: String(decoding: packet, as: UTF8.self)),
-              let snapped = GeoLocation(latitude: LocationAccess.approximate(found.latitude),
-                                        longitude: LocationAccess.approximate(found.longitude)) else { return nil }
-        return replacementPacket(holding: snapped)
+              let found = position(in: String(decoding: packet, as: UTF8.self)) else { return nil }
+        return GeoLocation(latitude: LocationAccess.approximate(found.latitude), longitude: LocationAccess.approximate(found.longitude))
     }
 
     /// A whole XMP packet holding `position` (or nothing), padded with spaces inside the packet to
